@@ -1,0 +1,1 @@
+"""Corpus readers and writers, row validation with quarantine, splits, sentences, resumable shards."""

@@ -1,0 +1,243 @@
+"""Read corpora from Parquet, JSONL or CSV (a file or a directory of shards), and write Parquet.
+
+Readers never raise on a bad *row*: undecodable bytes are kept as surrogate escapes so the
+validator can quarantine the row with its reason, and unparsable lines are returned as `broken`
+records. They do raise `CorpusError` on a bad *file* (missing, empty, missing required column),
+with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from semcse.data.schema import ABSTRACT, ID, TITLE
+
+if TYPE_CHECKING:
+    import ray.data
+
+    from semcse.config import CorpusConfig
+
+SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".json": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+}
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be read as a whole (as opposed to a bad row, which is quarantined)."""
+
+
+@dataclass
+class RawCorpus:
+    """Rows as read, before validation, plus lines that could not be parsed at all."""
+
+    frame: pd.DataFrame
+    broken: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.frame) + len(self.broken)
+
+
+def detect_format(path: Path, declared: str = "auto") -> str:
+    if declared != "auto":
+        return declared
+    fmt = SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise CorpusError(f"cannot tell the format of {path} from its suffix; pass --format parquet|jsonl|csv")
+    return fmt
+
+
+def list_files(path: str | Path, declared: str = "auto") -> list[tuple[Path, str]]:
+    """The files behind a path: the file itself, or every recognised file of a directory, sorted."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"corpus not found: {path}")
+    if path.is_file():
+        return [(path, detect_format(path, declared))]
+    files = sorted(
+        p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")
+    )
+    if declared != "auto":
+        files = [p for p in files if SUFFIXES[p.suffix.lower()] == declared]
+    if not files:
+        raise CorpusError(f"no .parquet, .jsonl or .csv files in directory {path}")
+    return [(p, detect_format(p, declared)) for p in files]
+
+
+def _decode_binary_columns(table: pa.Table) -> pd.DataFrame:
+    frame = table.to_pandas()
+    for name in frame.columns:
+        if pa.types.is_binary(table.schema.field(name).type) or pa.types.is_large_binary(
+            table.schema.field(name).type
+        ):
+            frame[name] = frame[name].map(
+                lambda b: b.decode("utf-8", "surrogateescape") if isinstance(b, bytes) else b
+            )
+    return frame
+
+
+def _read_parquet(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise CorpusError(f"{path} is not a readable Parquet file: {exc}") from exc
+    return _decode_binary_columns(table), []
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    records: list[dict[str, Any]] = []
+    broken: list[dict[str, Any]] = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.decode("utf-8", "surrogateescape").strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                broken.append(
+                    {"line": number, "raw": line, "reason": "malformed line", "detail": f"invalid JSON: {exc.msg}"}
+                )
+                continue
+            if not isinstance(record, dict):
+                broken.append({"line": number, "raw": line, "reason": "malformed line", "detail": "not a JSON object"})
+                continue
+            record["__line"] = number
+            records.append(record)
+    return pd.DataFrame.from_records(records), broken
+
+
+def _read_csv(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    records: list[dict[str, Any]] = []
+    broken: list[dict[str, Any]] = []
+    with path.open("r", encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            return pd.DataFrame(), []
+        header = [h.strip().lstrip("\ufeff") for h in header]
+        for row in reader:
+            number = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                broken.append(
+                    {
+                        "line": number,
+                        "raw": ",".join(row),
+                        "reason": "malformed line",
+                        "detail": f"{len(row)} fields where the header has {len(header)}",
+                    }
+                )
+                continue
+            record: dict[str, Any] = dict(zip(header, row))
+            record["__line"] = number
+            records.append(record)
+    frame = pd.DataFrame.from_records(records, columns=[*header, "__line"] if not records else None)
+    return frame, broken
+
+
+READERS = {"parquet": _read_parquet, "jsonl": _read_jsonl, "csv": _read_csv}
+
+
+def read_raw(path: str | Path, cfg: CorpusConfig) -> RawCorpus:
+    """Read every file behind `path` and map user column names onto `id`, `title`, `abstract`."""
+    frames, broken, sources = [], [], []
+    for file, fmt in list_files(path, cfg.format):
+        frame, bad = READERS[fmt](file)
+        frame["__source"] = str(file)
+        if "__line" not in frame.columns:
+            frame["__line"] = range(1, len(frame) + 1)
+        frames.append(frame)
+        broken.extend({**b, "source": str(file)} for b in bad)
+        sources.append(str(file))
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if len(frame) == 0 and not broken:
+        raise CorpusError(f"{path} is empty: no rows to read")
+    if len(frame):
+        frame = _map_columns(frame, cfg, path)
+    return RawCorpus(frame=frame, broken=broken, sources=sources)
+
+
+def _map_columns(frame: pd.DataFrame, cfg: CorpusConfig, path: str | Path) -> pd.DataFrame:
+    mapping = {cfg.id_col: ID, cfg.title_col: TITLE, cfg.abstract_col: ABSTRACT}
+    present = [c for c in frame.columns if not str(c).startswith("__")]
+    for user_col, canonical in mapping.items():
+        if user_col not in frame.columns and canonical != TITLE:
+            flag = {ID: "--id-col", ABSTRACT: "--abstract-col"}[canonical]
+            raise CorpusError(
+                f"{path}: required column {user_col!r} not found (columns are {present}); "
+                f"name the {canonical} column with {flag}"
+            )
+    clashes = [c for u, c in mapping.items() if u != c and c in frame.columns]
+    frame = frame.drop(columns=clashes).rename(columns={u: c for u, c in mapping.items() if u in frame.columns})
+    if TITLE not in frame.columns:
+        frame[TITLE] = ""
+    for column in (ID, TITLE, ABSTRACT):
+        frame[column] = frame[column].map(_as_text)
+    return frame
+
+
+def _as_text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def read_corpus(path: str | Path, cfg: CorpusConfig | None = None) -> pd.DataFrame:
+    """Read an already-validated corpus (e.g. `accepted.parquet`) as a DataFrame with canonical columns."""
+    from semcse.config import CorpusConfig
+
+    raw = read_raw(path, cfg or CorpusConfig())
+    return raw.frame.drop(columns=[c for c in raw.frame.columns if str(c).startswith("__")])
+
+
+def read_corpus_dataset(path: str | Path, cfg: CorpusConfig | None = None) -> ray.data.Dataset:
+    """A validated corpus as a Ray Dataset with canonical column names, streamed from its files."""
+    import ray.data
+
+    from semcse.config import CorpusConfig
+
+    cfg = cfg or CorpusConfig()
+    files = list_files(path, cfg.format)
+    formats = {fmt for _, fmt in files}
+    if len(formats) != 1:
+        raise CorpusError(f"{path} mixes formats {sorted(formats)}; convert them to one format first")
+    paths = [str(p) for p, _ in files]
+    fmt = formats.pop()
+    if fmt == "parquet":
+        ds = ray.data.read_parquet(paths)
+    elif fmt == "jsonl":
+        ds = ray.data.read_json(paths, lines=True)
+    else:
+        ds = ray.data.read_csv(paths)
+    rename = {u: c for u, c in ((cfg.id_col, ID), (cfg.title_col, TITLE), (cfg.abstract_col, ABSTRACT)) if u != c}
+    return ds.rename_columns(rename) if rename else ds
+
+
+def write_parquet(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a DataFrame as one Parquet file, creating parent directories."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    return path

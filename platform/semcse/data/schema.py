@@ -1,0 +1,28 @@
+"""Column names and Arrow schemas of the data contracts in DESIGN.md."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+ID, TITLE, ABSTRACT, REASON = "id", "title", "abstract", "reason"
+CORPUS_COLUMNS = (ID, TITLE, ABSTRACT)
+
+TEXTS_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("kind", pa.string()),
+        ("prompt_id", pa.string()),
+        ("sample", pa.int32()),
+        ("text", pa.string()),
+        ("applicable", pa.bool_()),
+        ("model", pa.string()),
+        ("engine", pa.string()),
+    ]
+)
+
+JUDGEMENTS_SCHEMA = pa.schema([("a", pa.string()), ("b", pa.string()), ("aspect", pa.string()), ("score", pa.int32())])
+
+
+def embeddings_schema(dim: int) -> pa.Schema:
+    """`id`, `aspect` ("" for single-vector models) and a fixed-size float32 vector."""
+    return pa.schema([("id", pa.string()), ("aspect", pa.string()), ("vector", pa.list_(pa.float32(), dim))])

@@ -1,0 +1,1 @@
+"""Encoders (pooling, projection heads), the unified multi-head model, the embedding decoder."""

@@ -1,0 +1,42 @@
+"""Connect to Ray: a given address, RAY_ADDRESS, or a local cluster started on the spot."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from semcse.config import RayConfig
+
+log = logging.getLogger(__name__)
+
+
+class RayUnavailable(RuntimeError):
+    """The configured Ray cluster could not be reached."""
+
+
+def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
+    """Start or join Ray once per process; returns the address in use.
+
+    An explicit `address` wins over the config, which wins over RAY_ADDRESS. With none of them
+    a local cluster starts (the embedded default), sized by `num_cpus` when set.
+    """
+    import ray
+
+    cfg = cfg or RayConfig()
+    target = address or cfg.address or os.environ.get("RAY_ADDRESS")
+    if ray.is_initialized():
+        return ray.get_runtime_context().gcs_address
+    kwargs = {"logging_level": logging.WARNING, "log_to_driver": True}
+    if target:
+        try:
+            ray.init(address=target, **kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise RayUnavailable(
+                f"could not reach the Ray cluster at {target!r}: {exc}. Start one with `ray start --head`, "
+                "or unset RAY_ADDRESS / drop --address to run on a local cluster."
+            ) from exc
+    else:
+        ray.init(num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=False, **kwargs)
+    address_in_use = ray.get_runtime_context().gcs_address
+    log.info("connected to Ray at %s", address_in_use)
+    return address_in_use

