@@ -1,0 +1,1 @@
+"""Metrics, benchmark suites, tables and plots."""
