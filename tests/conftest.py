@@ -91,11 +91,19 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def mlflow_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One real MLflow store (sqlite + local artifacts) per session: creating its schema takes seconds."""
+    return tmp_path_factory.mktemp("mlflow")
+
+
 @pytest.fixture
-def tracking(tmp_path: Path):
-    """A real MLflow store (sqlite + local artifacts) in a temp dir."""
+def tracking(mlflow_store: Path, request: pytest.FixtureRequest):
+    """Tracking config on the session store, with an experiment of this test's own."""
     from semcse.config import TrackingConfig
 
     return TrackingConfig(
-        tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}", artifact_location=str(tmp_path / "mlruns"), experiment="test"
+        tracking_uri=f"sqlite:///{mlflow_store / 'mlflow.db'}",
+        artifact_location=str(mlflow_store / "mlruns"),
+        experiment=request.node.nodeid.replace("/", ".")[:200],
     )

@@ -120,7 +120,7 @@ def corpus_validate(
     """
     from semcse.data.io import read_raw
     from semcse.data.validation import validate
-    from semcse.tracking import Tracker
+    from semcse.tracking import Tracker, ui_hint
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
     out = out or Path(cfg.run_dir) / "corpus" / path.stem
@@ -130,7 +130,8 @@ def corpus_validate(
         result = validate(raw, cfg.corpus)
         paths = result.write(out)
     report = result.report
-    table = Table(title=f"corpus validate: {path}", show_header=True)
+    console.print(f"corpus validate: {path}", highlight=False)
+    table = Table(show_header=True)
     table.add_column("outcome")
     table.add_column("rows", justify="right")
     table.add_row("in", f"{report.total:,}")
@@ -149,7 +150,8 @@ def corpus_validate(
         )
         tracker.log_artifact(paths["report"])
     if tracker.run_id:
-        console.print(f"MLflow run {tracker.run_id} (experiment {cfg.tracking.experiment!r})")
+        console.print(f"MLflow run {tracker.run_id} (experiment {cfg.tracking.experiment!r}); open the UI with:")
+        console.print(f"  {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 
 @corpus_app.command("stats")
@@ -169,7 +171,7 @@ def corpus_stats_command(
     Example: semcse corpus stats examples/sample_corpus.jsonl
     """
     from semcse.data.io import read_raw
-    from semcse.data.stats import corpus_stats
+    from semcse.data.stats import PERCENTILES, corpus_stats
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
     raw = read_raw(path, cfg.corpus)
@@ -177,7 +179,8 @@ def corpus_stats_command(
     if as_json:
         console.print_json(json.dumps(stats))
         return
-    table = Table(title=f"corpus stats: {path}")
+    console.print(f"corpus stats: {path}", highlight=False)
+    table = Table()
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key in ("rows", "unparsable_lines", "empty_titles", "empty_abstracts"):
@@ -185,20 +188,185 @@ def corpus_stats_command(
     table.add_row("duplicate id rate", f"{stats['duplicate_id_rate']:.2%}")
     table.add_row("duplicate abstract rate", f"{stats['duplicate_abstract_rate']:.2%}")
     console.print(table)
-    lengths = Table(title="lengths (percentiles)")
-    lengths.add_column("field")
-    columns = [k for k in stats["abstract"] if k.startswith("chars") or k.startswith("words")]
-    for key in columns:
-        lengths.add_column(key, justify="right")
-    for field in ("title", "abstract"):
-        lengths.add_row(field, *(f"{stats[field].get(k, 0):.0f}" for k in columns))
+    lengths = Table(title="lengths")
+    lengths.add_column("percentile")
+    series = [(field, unit) for field in ("title", "abstract") for unit in ("chars", "words")]
+    for field, unit in series:
+        lengths.add_column(f"{field} {unit}", justify="right")
+    for point in [f"p{p}" for p in PERCENTILES] + ["max"]:
+        lengths.add_row(point, *(f"{stats[field].get(f'{unit}_{point}', 0):,.0f}" for field, unit in series))
     console.print(lengths)
 
 
+@app.command("evaluate")
+@user_errors
+def evaluate_command(
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", help="semantic | knn | aspects (repeatable; default from config).")
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="[NAME=]REF[#pooling]: a saved dir, models:/name@alias, or a plain HF encoder (repeatable).",
+        ),
+    ] = None,
+    data: Annotated[
+        Path | None, typer.Option("--data", "-d", help="Corpus file/directory, or a pairwise/ dir for aspects.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory for tables, plots, embeddings.")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Compare models side by side with the papers' suites; write CSV/markdown/PNG to --out, log to MLflow.
+
+    Example: semcse evaluate --suite knn --model minilm=PATH --data ../shared/data/ohsumed.parquet --out runs/eval
+    """
+    from semcse.evaluation.embed import EmbeddingError
+    from semcse.evaluation.inputs import EvaluationDataError
+    from semcse.evaluation.report import markdown_table
+    from semcse.evaluation.runner import evaluate
+    from semcse.index import VectorIndexError
+    from semcse.runtime import init_ray
+
+    cfg = build_config(
+        config,
+        overrides,
+        **{
+            "evaluation.suites": suite or None,
+            "evaluation.models": model or None,
+            "evaluation.data": str(data) if data else None,
+            "evaluation.out": str(out) if out else None,
+        },
+    )
+    ev = cfg.evaluation
+    if not ev.data:
+        raise ConfigError("no data to evaluate on: pass --data PATH or set evaluation.data")
+    target = Path(ev.out or Path(cfg.run_dir) / "evaluation")
+    init_ray(cfg.ray)
+    try:
+        results = evaluate(ev.suites, ev.models, ev.data, target, cfg)
+    except (EmbeddingError, EvaluationDataError, VectorIndexError) as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    for result in results.values():
+        console.print(f"\n[bold]{result.name}[/]")
+        console.print(markdown_table(result.table), highlight=False)
+        for note in result.notes:
+            console.print(f"  {note}", highlight=False)
+    console.print(f"\ntables, plots and embeddings → {target}")
+
+
+TaskOpt = Annotated[str | None, typer.Option("--task", help="summaries | aspects | queries | judgements.")]
+EngineOpt = Annotated[str | None, typer.Option("--engine", help="transformers | vllm | http.")]
+
+
+@app.command("generate")
+@user_errors
+def generate(
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="The (validated) corpus to generate from.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of output shards.")] = None,
+    task: TaskOpt = None,
+    engine: EngineOpt = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Local model directory, or the served model name (http).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N abstracts.")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """LLM texts with Ray Data: SemCSE summaries, aspect summaries, queries, or pairwise judgements.
+
+    Resumable: a rerun skips the shards already in --out.
+
+    Example: semcse generate --corpus examples/sample_corpus.jsonl --model runs/tiny-lm --limit 8
+    """
+    from semcse.generation import run_generation
+
+    cfg = build_config(
+        config,
+        overrides,
+        **{
+            "corpus.path": str(corpus) if corpus else None,
+            "generation.out": str(out) if out else None,
+            "generation.task": task,
+            "generation.engine": engine,
+            "generation.model": model,
+            "generation.limit": limit,
+        },
+    )
+    report = run_generation(cfg)
+    metrics = report.metrics
+    table = Table(title=f"generate {report.task} ({report.engine})")
+    table.add_column("outcome")
+    table.add_column("value", justify="right")
+    table.add_row("shards written / skipped", f"{report.shards_written:,} / {report.shards_skipped:,}")
+    for name in ("ok", "not_applicable", "rejected", "retried"):
+        table.add_row(name, f"{int(metrics.get(f'count.{name}', 0)):,}")
+    table.add_row("truncated abstracts", f"{int(metrics.get('truncated_units', 0)):,}")
+    for name in ("samples_per_s", "prompt_tokens_per_s", "generated_tokens_per_s"):
+        table.add_row(name, f"{metrics.get(name, 0):.1f}")
+    for prompt_id, rate in report.na_rate.items():
+        table.add_row(f"N/A rate {prompt_id}", f"{rate:.1%}")
+    console.print(table)
+    console.print(f"rows → {report.out}  (rejects with raw output → {report.out}/_rejects)")
+    if report.run_id:
+        console.print(f"MLflow run {report.run_id} (experiment {cfg.tracking.experiment!r})")
+
+
+@app.command("train")
+@user_errors
+def train_command(
+    pairs: Annotated[
+        str | None,
+        typer.Option("--pairs", help="semcse | summaries | same-input | crops | dropout | aspect:<name>."),
+    ] = None,
+    texts: Annotated[Path | None, typer.Option("--texts", help="Generated texts directory (Parquet).")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,
+    base_model: Annotated[
+        str | None, typer.Option("--base-model", help="Local Hugging Face or sentence-transformers directory.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where the trained encoder is saved.")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Optimisation steps.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Ray Train workers.")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Train an encoder on Ray Train + DeepSpeed; save it as a sentence-transformers directory and register it.
+
+    Example: semcse train --pairs crops --corpus examples/sample_corpus.jsonl --base-model MODEL_DIR --max-steps 50
+    """
+    from semcse.training.trainer import prepare, train
+
+    cfg = build_config(
+        config,
+        overrides,
+        **{
+            "training.pairs": pairs,
+            "training.texts": str(texts) if texts else None,
+            "corpus.path": str(corpus) if corpus else None,
+            "training.base_model": base_model,
+            "training.out": str(out) if out else None,
+            "training.max_steps": max_steps,
+            "training.num_workers": workers,
+        },
+    )
+    with console.status("checking the configuration and preparing pairs"):
+        prepared = prepare(cfg)
+    result = train(cfg, prepared)
+    best = result.best
+    console.print(
+        f"best step {best['step']}: pair rank {best['val_rank_pair']:.2f}, document rank "
+        f"{best['val_rank_document']:.2f} (validation, lower is better)"
+    )
+    console.print(f"encoder → {result.model_dir}")
+    if result.model_version:
+        tc = cfg.training
+        console.print(f"registered {tc.register_name} version {result.model_version} as @{tc.register_alias}")
+
+
 NOT_BUILT = {
-    "generate": (3, "LLM summaries, aspect summaries, queries and judgements with Ray Data"),
-    "train": (4, "encoder training (SemCSE, crops, dropout) on Ray Train + DeepSpeed"),
-    "evaluate": (5, "the published evaluation suites (semantic, knn, aspects, decoder)"),
     "distill": (6, "the unified multi-aspect model distilled from aspect encoders"),
     "search": (6, "aspect-weighted similarity search over FAISS indexes"),
     "index": (6, "building FAISS indexes over a corpus"),

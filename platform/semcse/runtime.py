@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 
 from semcse.config import RayConfig
 
@@ -12,6 +13,30 @@ log = logging.getLogger(__name__)
 
 class RayUnavailable(RuntimeError):
     """The configured Ray cluster could not be reached."""
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """`host:port` or `ray://host:port` → (host, port); None for `auto` and other forms."""
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    return host or "127.0.0.1", int(port)
+
+
+def check_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """Fail in seconds, not minutes: Ray itself retries an unreachable GCS for a long time."""
+    endpoint = _host_port(address)
+    if endpoint is None:
+        return
+    try:
+        with socket.create_connection(endpoint, timeout=timeout_s):
+            return
+    except OSError as exc:
+        raise RayUnavailable(
+            f"could not reach the Ray cluster at {address!r} ({exc.strerror or exc}). Start one with "
+            "`ray start --head`, or unset RAY_ADDRESS / drop --address to run on a local cluster."
+        ) from exc
 
 
 def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
@@ -28,6 +53,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
         return ray.get_runtime_context().gcs_address
     kwargs = {"logging_level": logging.WARNING, "log_to_driver": True}
     if target:
+        check_reachable(target)
         try:
             ray.init(address=target, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as exc:

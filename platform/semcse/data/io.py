@@ -1,9 +1,10 @@
 """Read corpora from Parquet, JSONL or CSV (a file or a directory of shards), and write Parquet.
 
-Readers never raise on a bad *row*: undecodable bytes are kept as surrogate escapes so the
-validator can quarantine the row with its reason, and unparsable lines are returned as `broken`
-records. They do raise `CorpusError` on a bad *file* (missing, empty, missing required column),
-with a message that says what to do.
+Readers never raise on a bad *row*: a row with undecodable bytes is flagged (`__bad_utf8`) and its
+text keeps the bytes visible as `\\xNN`, so the validator can quarantine it with its reason and the
+rejects file shows exactly what was wrong; unparsable lines are returned as `broken` records.
+They do raise `CorpusError` on a bad *file* (missing, empty, missing required column), with a
+message that says what to do.
 """
 
 from __future__ import annotations
@@ -79,15 +80,34 @@ def list_files(path: str | Path, declared: str = "auto") -> list[tuple[Path, str
     return [(p, detect_format(p, declared)) for p in files]
 
 
+BAD_UTF8 = "__bad_utf8"
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Strict UTF-8, else the text with undecodable bytes shown as \\xNN and a flag."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "backslashreplace"), True
+
+
+def _visible_bytes(value: Any) -> Any:
+    """Undo surrogate escapes in a parsed value, showing the undecodable bytes as \\xNN."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return value
+
+
 def _decode_binary_columns(table: pa.Table) -> pd.DataFrame:
     frame = table.to_pandas()
+    bad = pd.Series(False, index=frame.index)
     for name in frame.columns:
-        if pa.types.is_binary(table.schema.field(name).type) or pa.types.is_large_binary(
-            table.schema.field(name).type
-        ):
-            frame[name] = frame[name].map(
-                lambda b: b.decode("utf-8", "surrogateescape") if isinstance(b, bytes) else b
-            )
+        kind = table.schema.field(name).type
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            decoded = [decode(b) if isinstance(b, bytes) else (b, False) for b in frame[name]]
+            frame[name] = [text for text, _ in decoded]
+            bad |= pd.Series([flag for _, flag in decoded], index=frame.index)
+    frame[BAD_UTF8] = bad
     return frame
 
 
@@ -104,11 +124,14 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     broken: list[dict[str, Any]] = []
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            line = raw.decode("utf-8", "surrogateescape").strip()
+            line, bad_utf8 = decode(raw)
+            line = line.strip()
             if not line:
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(raw.decode("utf-8", "surrogateescape"))
+                if bad_utf8 and isinstance(record, dict):
+                    record = {k: _visible_bytes(v) for k, v in record.items()}
             except json.JSONDecodeError as exc:
                 broken.append(
                     {"line": number, "raw": line, "reason": "malformed line", "detail": f"invalid JSON: {exc.msg}"}
@@ -118,6 +141,7 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
                 broken.append({"line": number, "raw": line, "reason": "malformed line", "detail": "not a JSON object"})
                 continue
             record["__line"] = number
+            record[BAD_UTF8] = bad_utf8
             records.append(record)
     return pd.DataFrame.from_records(records), broken
 
@@ -146,10 +170,15 @@ def _read_csv(path: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
                     }
                 )
                 continue
-            record: dict[str, Any] = dict(zip(header, row))
+            record: dict[str, Any] = {}
+            bad_utf8 = False
+            for name, cell in zip(header, row):
+                record[name], flagged = decode(cell.encode("utf-8", "surrogateescape"))
+                bad_utf8 |= flagged
             record["__line"] = number
+            record[BAD_UTF8] = bad_utf8
             records.append(record)
-    frame = pd.DataFrame.from_records(records, columns=[*header, "__line"] if not records else None)
+    frame = pd.DataFrame.from_records(records, columns=[*header, "__line", BAD_UTF8] if not records else None)
     return frame, broken
 
 
@@ -164,6 +193,8 @@ def read_raw(path: str | Path, cfg: CorpusConfig) -> RawCorpus:
         frame["__source"] = str(file)
         if "__line" not in frame.columns:
             frame["__line"] = range(1, len(frame) + 1)
+        if BAD_UTF8 not in frame.columns:
+            frame[BAD_UTF8] = False
         frames.append(frame)
         broken.extend({**b, "source": str(file)} for b in bad)
         sources.append(str(file))
@@ -198,7 +229,7 @@ def _as_text(value: Any) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
+        return decode(value)[0]
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -18,12 +18,11 @@ import numpy as np
 import pandas as pd
 
 from semcse.config import CorpusConfig
-from semcse.data.io import RawCorpus, write_parquet
+from semcse.data.io import BAD_UTF8, RawCorpus, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
 
-_SURROGATE = r"[\udc80-\udcff]"
 _CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]"
-_INTERNAL = ("__line", "__source")
+_INTERNAL = ("__line", "__source", BAD_UTF8)
 
 
 @dataclass
@@ -69,14 +68,9 @@ class ValidatedCorpus:
         return paths
 
 
-def printable(text: str) -> str:
-    """Make undecodable bytes visible (as \\xNN) so a reject can be stored and read."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def _raw_record(row: pd.Series, extra: list[str]) -> str:
     record = {k: row[k] for k in (ID, TITLE, ABSTRACT, *extra)}
-    return printable(json.dumps(record, ensure_ascii=False, default=str))
+    return json.dumps(record, ensure_ascii=False, default=str)
 
 
 def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
@@ -94,8 +88,7 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
         ids = frame[ID].str.strip()
         title, abstract = frame[TITLE], frame[ABSTRACT]
         text = title + " " + abstract
-        bad_utf8 = ids.str.contains(_SURROGATE) | text.str.contains(_SURROGATE)
-        flag(bad_utf8, "invalid UTF-8", "undecodable bytes (shown as \\xNN in raw)")
+        flag(frame[BAD_UTF8].astype(bool), "invalid UTF-8", "undecodable bytes (shown as \\xNN in raw)")
         flag(ids == "", "missing id", "the id column is empty")
         empty_title, empty_abstract = title.str.strip() == "", abstract.str.strip() == ""
         flag(empty_title & empty_abstract, "empty text", "both title and abstract are empty")
@@ -140,7 +133,7 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
             "line": rejected_rows.get("__line", pd.Series(dtype=np.int64)).astype(np.int64).tolist(),
             REASON: reasons[~ok].tolist(),
             "detail": details[~ok].tolist(),
-            ID: [printable(v) for v in rejected_rows.get(ID, pd.Series(dtype=object))],
+            ID: rejected_rows.get(ID, pd.Series(dtype=object)).astype(str).tolist(),
             "raw": [_raw_record(r, extra) for _, r in rejected_rows.iterrows()],
         }
     )
@@ -152,7 +145,7 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
                 REASON: [b["reason"] for b in raw.broken],
                 "detail": [b["detail"] for b in raw.broken],
                 ID: [""] * len(raw.broken),
-                "raw": [printable(b["raw"]) for b in raw.broken],
+                "raw": [b["raw"] for b in raw.broken],
             }
         )
         rejects = pd.concat([rejects, broken], ignore_index=True)

@@ -1,0 +1,41 @@
+# The front door. `make demo` and `make test` set themselves up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test test-fast bench lint format clean
+
+setup: $(STAMP)  ## Create .venv: the CPU build of torch first, then the package with its dev extra.
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
+	$(BIN)/python jobs/demo.py --config jobs/configs/demo.yaml
+
+test: setup  ## The whole suite, slow end-to-end tests included.
+	$(BIN)/pytest
+
+test-fast: setup  ## Everything but the slow end-to-end tests.
+	$(BIN)/pytest -m "not slow"
+
+bench: setup  ## Side-by-side benchmarks (not tests; they print ratios).
+	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+lint: setup  ## Style and static checks.
+	$(BIN)/ruff check platform tests jobs benchmarks
+	$(BIN)/ruff format --check platform tests jobs benchmarks
+
+format: setup
+	$(BIN)/ruff format platform tests jobs benchmarks
+	$(BIN)/ruff check --fix platform tests jobs benchmarks
+
+clean:  ## Remove run outputs and the local MLflow store (keeps .venv).
+	rm -rf runs mlruns mlflow.db .pytest_cache

@@ -1,0 +1,76 @@
+"""Config loading: YAML + overrides, rejected with the key path and the reason."""
+
+from __future__ import annotations
+
+import pytest
+from semcse.config import ConfigError, RunConfig, flatten, load_config
+
+
+def test_defaults_validate():
+    cfg = load_config()
+    assert isinstance(cfg, RunConfig)
+    assert cfg.training.loss == "triplet"
+    assert len(cfg.generation.prompts) == 5 and cfg.generation.samples_per_prompt == 3
+
+
+def test_yaml_and_typed_overrides(tmp_path):
+    path = tmp_path / "run.yaml"
+    path.write_text("name: x\ntraining:\n  batch_size: 8\n  pairs: crops\n")
+    cfg = load_config(path, ["training.batch_size=16", "evaluation.suites=[semantic, knn]", "corpus.label_col=topic"])
+    assert cfg.name == "x"
+    assert cfg.training.batch_size == 16 and cfg.training.pairs == "crops"
+    assert cfg.evaluation.suites == ["semantic", "knn"]
+    assert cfg.training.effective_temperature == 0.05
+
+
+def test_unknown_key_names_its_path(tmp_path):
+    path = tmp_path / "run.yaml"
+    path.write_text("training:\n  batch_sise: 8\n")
+    with pytest.raises(ConfigError, match=r"training\.batch_sise: unknown key"):
+        load_config(path)
+
+
+def test_bad_value_names_path_and_value():
+    with pytest.raises(ConfigError, match=r"training\.batch_size: .*integer.*'many'"):
+        load_config(None, ["training.batch_size=many"])
+
+
+def test_cross_field_rules():
+    with pytest.raises(ConfigError, match="projection_dim"):
+        load_config(None, ["training.projection=true"])
+    with pytest.raises(ConfigError, match="unknown pairs mode 'nonsense'"):
+        load_config(None, ["training.pairs=nonsense"])
+    assert load_config(None, ["training.pairs=aspect:species"]).training.pairs == "aspect:species"
+
+
+def test_override_syntax_errors(tmp_path):
+    with pytest.raises(ConfigError, match="section.key=value"):
+        load_config(None, ["training.batch_size"])
+    path = tmp_path / "run.yaml"
+    path.write_text("name: x\n")
+    with pytest.raises(ConfigError, match="name is not a section"):
+        load_config(path, ["name.sub=1"])
+    with pytest.raises(ConfigError, match="name: Input should be a valid string"):
+        load_config(None, ["name.sub=1"])
+
+
+def test_missing_and_non_mapping_files(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "list.yaml"
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(bad)
+
+
+def test_flatten_for_mlflow():
+    flat = flatten(load_config(None, ["training.max_steps=7"]))
+    assert flat["training.max_steps"] == 7
+    assert flat["training.positive_mix.title"] == 0.15
+
+
+def test_shipped_configs_validate(repo_root):
+    configs = sorted((repo_root / "jobs" / "configs").glob("*.yaml"))
+    assert configs, "jobs/configs/ should ship run configs"
+    for path in configs:
+        load_config(path)

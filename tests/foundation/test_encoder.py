@@ -1,0 +1,53 @@
+"""The platform encoder saves sentence-transformers directories that load identically elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from semcse.models.encoder import TextEncoder, pool
+from sentence_transformers import SentenceTransformer
+
+TEXTS = ["Invasive crayfish reshape lake food webs.", "A cathode coating slows capacity fade.", "x"]
+
+
+def test_pooling_by_hand():
+    import torch
+
+    hidden = torch.tensor([[[1.0], [3.0], [5.0]], [[2.0], [4.0], [6.0]]])
+    right = torch.tensor([[1, 1, 0], [1, 1, 1]])
+    left = torch.tensor([[0, 1, 1], [1, 1, 1]])
+    assert pool(hidden, right, "mean").squeeze(-1).tolist() == [2.0, 4.0]
+    assert pool(hidden, right, "cls").squeeze(-1).tolist() == [1.0, 2.0]
+    assert pool(hidden, right, "last").squeeze(-1).tolist() == [3.0, 6.0]
+    assert pool(hidden, left, "last").squeeze(-1).tolist() == [5.0, 6.0]
+    with pytest.raises(ValueError, match="unknown pooling"):
+        pool(hidden, right, "max")
+
+
+def test_minilm_matches_sentence_transformers(minilm_dir):
+    ours = TextEncoder.load(minilm_dir).encode(TEXTS)
+    theirs = SentenceTransformer(str(minilm_dir), device="cpu").encode(TEXTS)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
+@pytest.mark.parametrize(("pooling", "projection"), [("cls", 8), ("last", None), ("mean", 16)])
+def test_saved_directory_round_trip(tiny_encoder_dir, tmp_path, pooling, projection):
+    encoder = TextEncoder.load(tiny_encoder_dir, pooling=pooling, projection_dim=projection)
+    encoder.similarity = "euclidean"
+    expected = encoder.encode(TEXTS)
+    encoder.save(tmp_path / "saved")
+    reloaded = TextEncoder.load(tmp_path / "saved")
+    assert (reloaded.pooling, reloaded.dim, reloaded.similarity) == (pooling, projection or 32, "euclidean")
+    np.testing.assert_allclose(reloaded.encode(TEXTS), expected, atol=1e-5)
+    st = SentenceTransformer(str(tmp_path / "saved"), device="cpu")
+    np.testing.assert_allclose(st.encode(TEXTS), expected, atol=1e-5)
+
+
+def test_freeze(tiny_encoder_dir):
+    encoder = TextEncoder.load(tiny_encoder_dir)
+    encoder.freeze(embeddings=True, layers=1)
+    frozen = {n for n, p in encoder.named_parameters() if not p.requires_grad}
+    assert any("embeddings" in n for n in frozen) and any("layer.0." in n for n in frozen)
+    assert not any("layer.1." in n for n in frozen)
+    with pytest.raises(ValueError, match="only 2 layers"):
+        encoder.freeze(layers=5)

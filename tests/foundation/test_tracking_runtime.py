@@ -1,0 +1,65 @@
+"""MLflow tracking on a real sqlite store, model registry round trip, Ray connection errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from semcse.config import RayConfig, TrackingConfig
+from semcse.tracking import Tracker, resolve_model
+
+
+def test_run_params_metrics_artifacts_and_registry(tracking, tmp_path):
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    (model_dir / "weights.txt").write_text("w")
+    with Tracker.start(tracking, "parent") as parent:
+        with Tracker.start(tracking, "child", parent=parent) as child:
+            child.log_params({"training": {"lr": 0.1, "layers": [1, 2]}, "name": "x" * 7000})
+            child.log_metrics({"loss": 1.5}, step=3)
+            child.log_artifact(model_dir, "encoder")
+            version = child.register_model("encoder", "test-foundation-encoder", alias="candidate")
+    client = Tracker(tracking).client
+    run = client.get_run(child.run_id)
+    assert run.data.params["training.lr"] == "0.1" and run.data.params["training.layers"] == "[1, 2]"
+    assert len(run.data.params["name"]) == 6000
+    assert run.data.metrics["loss"] == 1.5
+    assert run.data.tags["mlflow.parentRunId"] == parent.run_id
+    assert run.info.status == "FINISHED"
+    assert str(client.get_model_version_by_alias("test-foundation-encoder", "candidate").version) == version
+    local = resolve_model("models:/test-foundation-encoder@candidate", tracking)
+    assert (Path(local) / "weights.txt").read_text() == "w"
+    assert (Path(resolve_model(f"models:/test-foundation-encoder/{version}", tracking)) / "weights.txt").is_file()
+
+
+def test_failed_run_is_marked_failed(tracking):
+    with pytest.raises(RuntimeError):
+        with Tracker.start(tracking, "boom") as tracker:
+            raise RuntimeError("boom")
+    assert Tracker(tracking).client.get_run(tracker.run_id).info.status == "FAILED"
+
+
+def test_disabled_tracking_is_a_no_op(tmp_path):
+    tracker = Tracker.start(TrackingConfig(enabled=False), "nothing")
+    tracker.log_metrics({"x": 1})
+    tracker.log_params({"a": 1})
+    assert tracker.register_model("m", "name") is None and not tracker.active
+
+
+def test_resolve_model_errors(tmp_path, tracking):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        resolve_model(str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match="alias"):
+        resolve_model("models:/just-a-name", tracking)
+    assert resolve_model("some-org/some-model") == "some-org/some-model"
+
+
+def test_unreachable_ray_address_is_a_clear_error(monkeypatch):
+    import ray
+    from semcse.runtime import RayUnavailable, init_ray
+
+    if ray.is_initialized():
+        pytest.skip("a Ray cluster is already attached to this process")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(RayUnavailable, match=r"127\.0\.0\.1:1.*ray start --head"):
+        init_ray(RayConfig())
