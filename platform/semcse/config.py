@@ -78,38 +78,52 @@ class TrackingConfig(Section):
 
 
 class HttpEngineConfig(Section):
-    """An OpenAI-compatible server; the key is read from the named environment variable."""
+    """An OpenAI-compatible server; the key is read from the named environment variable (none sent if unset)."""
 
-    url: str = "http://127.0.0.1:8000/v1/chat/completions"
+    base_url: str = "http://127.0.0.1:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
     timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    qps: int | None = Field(None, gt=0)
 
 
 class GenerationConfig(Section):
-    """LLM text generation: which task, which engine, and sampling parameters."""
+    """LLM text generation: which task, which engine, and sampling parameters.
+
+    `model` is a local directory (transformers, vllm) or the name the server serves (http);
+    `tokenizer` is a local tokenizer used for token counting and truncation when `model` is not a
+    local directory. `aspect_pack` is a pack name from jobs/configs/aspects/ or a YAML path.
+    """
 
     task: Literal["summaries", "aspects", "queries", "judgements"] = "summaries"
     engine: Literal["transformers", "vllm", "http"] = "transformers"
     model: str | None = None
+    tokenizer: str | None = None
     out: str | None = None
     limit: int | None = Field(None, gt=0)
     prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUMMARY_PROMPTS))
     samples_per_prompt: int = Field(3, gt=0)
     aspect_pack: str | None = None
+    aspects: list[str] | None = None
     aspect_samples: int = Field(4, gt=0)
+    query_samples: int = Field(1, gt=0)
     judgement_aspect: str | None = None
     judgement_abstracts: int = Field(50, gt=1)
     judgement_pairs: str | None = None
     max_new_tokens: int = Field(96, gt=0)
     temperature: float = Field(0.8, ge=0)
     top_p: float = Field(0.95, gt=0, le=1)
+    seed: int = 0
     max_model_len: int = Field(4096, gt=0)
     batch_size: int = Field(8, gt=0)
     concurrency: int = Field(1, gt=0)
+    num_cpus_per_actor: float = Field(1.0, gt=0)
+    num_gpus_per_actor: float = Field(0.0, ge=0)
     tensor_parallel_size: int = Field(1, gt=0)
     enable_prefix_caching: bool = True
     max_json_retries: int = Field(2, ge=0)
     shard_rows: int = Field(64, gt=0)
+    sample_artifact_rows: int = Field(50, ge=0)
     http: HttpEngineConfig = Field(default_factory=HttpEngineConfig)
 
     @field_validator("prompts")
@@ -118,6 +132,12 @@ class GenerationConfig(Section):
         if not value or any(not p.strip() for p in value):
             raise ValueError("prompts must be a non-empty list of non-empty strings")
         return value
+
+    @model_validator(mode="after")
+    def _room_to_generate(self) -> GenerationConfig:
+        if self.max_new_tokens >= self.max_model_len:
+            raise ValueError("max_new_tokens must be smaller than max_model_len (the prompt needs room)")
+        return self
 
 
 class PositiveMix(Section):
@@ -135,7 +155,13 @@ class PositiveMix(Section):
 
 
 class TrainingConfig(Section):
-    """Encoder training: pairs, model, loss, optimisation and distribution."""
+    """Encoder training: pairs, model, loss, optimisation and distribution.
+
+    `batch_size` counts pairs per optimisation step over all workers (every other pair of that global
+    batch is a negative), so results do not depend on `num_workers`. Validation runs every
+    `eval_every` steps on at most `val_size` held-out abstracts; training stops after `patience`
+    evaluations without improvement.
+    """
 
     pairs: str = "semcse"
     loss: Literal["triplet", "infonce"] = "triplet"
@@ -167,6 +193,8 @@ class TrainingConfig(Section):
     cpus_per_worker: float = Field(1.0, gt=0)
     zero_stage: int = Field(2, ge=0, le=3)
     eval_every: int = Field(50, gt=0)
+    val_size: int = Field(900, gt=1)
+    log_every: int = Field(10, gt=0)
     patience: int = Field(5, gt=0)
     max_failures: int = Field(0, ge=0)
     seed: int = 0
@@ -187,7 +215,17 @@ class TrainingConfig(Section):
             raise ValueError("projection is enabled but projection_dim is not set")
         if self.min_sentence_chars >= self.max_sentence_chars:
             raise ValueError("min_sentence_chars must be smaller than max_sentence_chars")
+        if self.batch_size % self.num_workers:
+            raise ValueError(
+                f"batch_size {self.batch_size} (pairs per step over all workers) must be a multiple of "
+                f"num_workers {self.num_workers}"
+            )
         return self
+
+    @property
+    def worker_batch_size(self) -> int:
+        """Pairs each worker contributes to a step; the loss sees all workers' pairs."""
+        return self.batch_size // self.num_workers
 
     @property
     def effective_temperature(self) -> float:
@@ -198,35 +236,166 @@ class TrainingConfig(Section):
 
 
 class EvaluationConfig(Section):
-    """Which suites to run on which models and data."""
+    """Which suites to run on which models and data, and how embedding and search are sized.
 
-    suites: list[str] = Field(default_factory=lambda: ["semantic"])
+    `pooling` applies to plain Hugging Face encoders only (a saved sentence-transformers model keeps
+    its own); a model given as `REF#cls` chooses its pooling explicitly.
+    """
+
+    suites: list[Literal["semantic", "knn", "aspects"]] = Field(default_factory=lambda: ["semantic"])
     models: list[str] = Field(default_factory=list)
     data: str | None = None
     out: str | None = None
     label_col: str | None = None
+    split_col: str = "split"
     query_col: str | None = None
+    texts: str | None = None
+    judgements: str | None = None
     batch_size: int = Field(64, gt=0)
     max_length: int = Field(256, gt=0)
     pooling: Literal["cls", "mean", "last"] = "mean"
+    actors: int = Field(1, gt=0)
+    cpus_per_actor: float = Field(1.0, gt=0)
+    gpus_per_actor: float = Field(0.0, ge=0)
+    shard_rows: int = Field(1024, gt=0)
+    max_pool: int | None = Field(5000, gt=1)
+    agreement_k: int = Field(5, gt=0)
+    accuracy_k: int = Field(10, gt=0)
+    overlap_k: int = Field(10, gt=0)
     ivf_threshold: int = Field(200_000, gt=0)
     plots: bool = True
+    tsne_points: int = Field(2000, gt=10)
+    seed: int = 0
 
 
 class ServeConfig(Section):
-    """Ray Serve apps: where models come from, batching, limits and the optional API key."""
+    """Arguments of every Ray Serve app (one schema for all, so `semcse serve` can override them uniformly).
+
+    Models are `models:/name@alias` references or local paths. `decoders` maps an aspect name to a
+    decoder (`""` is the single-vector aspect; a plain string means that one). The API key is read
+    from the environment variable named by `api_key_env` inside each replica, never from a file, so
+    it stays out of configs and the Serve dashboard; unset means no key is required.
+    """
 
     host: str = "127.0.0.1"
     port: int = Field(8000, gt=0, lt=65536)
     encoder: str | None = None
+    model_name: str | None = None
     index: str | None = None
-    decoder: str | None = None
+    decoders: dict[str, str] = Field(default_factory=dict)
     map: str | None = None
     max_batch_size: int = Field(32, gt=0)
     batch_wait_timeout_s: float = Field(0.01, ge=0)
+    torch_threads: int | None = Field(None, gt=0)
     max_items: int = Field(2048, gt=0)
     max_chars: int = Field(20_000, gt=0)
+    max_request_bytes: int = Field(8_000_000, gt=0)
+    max_k: int = Field(100, gt=0)
+    max_new_tokens: int = Field(48, gt=0)
+    temperature: float = Field(0.0, ge=0)
+    layout_iterations: int = Field(750, gt=0)
+    layout_cache: int = Field(8, gt=0)
     api_key_env: str = "SEMCSE_API_KEY"
+
+    @field_validator("decoders", mode="before")
+    @classmethod
+    def _single_decoder(cls, value: object) -> object:
+        return {"": value} if isinstance(value, str) else value
+
+
+class DecoderConfig(Section):
+    """Embedding → text decoder: base LM, where its training pairs come from, optimisation, sampling.
+
+    Defaults follow SemCSE-Multi (A.8): 5 task + 5 mapped tokens, a 768-wide sigmoid mapping, AdamW
+    with batch size 4, learning rate 1e-3, weight decay 1e-4, validation every 250 updates.
+    """
+
+    base_model: str | None = None
+    encoder: str | None = None
+    texts: str | None = None
+    aspect: str = "summary"
+    out: str | None = None
+    chat: bool = False
+    task_tokens: int = Field(5, gt=0)
+    mapped_tokens: int = Field(5, gt=0)
+    hidden_dim: int = Field(768, gt=0)
+    max_length: int = Field(96, gt=0)
+    batch_size: int = Field(4, gt=0)
+    learning_rate: float = Field(1e-3, gt=0)
+    weight_decay: float = Field(1e-4, ge=0)
+    max_steps: int = Field(5000, gt=0)
+    eval_every: int = Field(250, gt=0)
+    patience: int = Field(4, gt=0)
+    num_workers: int = Field(1, gt=0)
+    use_gpu: bool = False
+    cpus_per_worker: float = Field(1.0, gt=0)
+    seed: int = 0
+    engine: Literal["transformers", "vllm"] = "transformers"
+    max_new_tokens: int = Field(64, gt=0)
+    temperature: float = Field(0.7, ge=0)
+    top_p: float = Field(0.95, gt=0, le=1)
+    register_name: str = "semcse-decoder"
+    register_alias: str = "candidate"
+
+    @field_validator("aspect")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value != "summary" and not (value.startswith("aspect:") and len(value) > len("aspect:")):
+            raise ValueError(f"aspect must be 'summary' or 'aspect:<name>', got {value!r}")
+        return value
+
+
+class MapConfig(Section):
+    """Interactive t-SNE maps: aspect weights, t-SNE settings, and the place/explain optimisers."""
+
+    weights: dict[str, float] = Field(default_factory=dict)
+    perplexity: float = Field(30.0, gt=1)
+    iterations: int = Field(750, gt=0)
+    seed: int = 0
+    neighbours: int = Field(5, gt=0)
+    pca_components: int = Field(20, gt=0)
+    place_steps: int = Field(100, gt=0)
+    explain_steps: int = Field(100, gt=0)
+    margin: float = Field(0.1, ge=0)
+    out: str | None = None
+
+    @field_validator("weights")
+    @classmethod
+    def _weights_valid(cls, value: dict[str, float]) -> dict[str, float]:
+        if any(w < 0 for w in value.values()):
+            raise ValueError("aspect weights must be non-negative")
+        if value and sum(value.values()) <= 0:
+            raise ValueError("at least one aspect weight must be positive")
+        return value
+
+
+class MultiConfig(Section):
+    """SemCSE-Multi: aspect encoders for an aspect pack, then the unified model distilled from them.
+
+    `merge` folds generated aspects into one trained aspect (the paper trains one hypothesis aspect
+    from its general and specific summaries). `aspect_training` and `distill` are overrides of the
+    `training` section for the two stages (e.g. `{max_steps: 2000, learning_rate: 1e-4}`), so both
+    stages share one validated set of optimisation and distribution settings. Aspect encoders are
+    trained `concurrency` at a time (None: as many as the cluster's CPUs hold).
+    """
+
+    aspect_pack: str | None = None
+    aspects: list[str] | None = None
+    merge: dict[str, str] = Field(
+        default_factory=lambda: {"hypothesis_general": "hypothesis", "hypothesis_specific": "hypothesis"}
+    )
+    texts: str | None = None
+    head_dim: int = Field(150, gt=0)
+    min_summaries: int = Field(2, ge=2)
+    aspect_encoders: str | None = None
+    aspect_training: dict[str, Any] = Field(default_factory=dict)
+    concurrency: int | None = Field(None, gt=0)
+    aspect_register_prefix: str = "semcse-aspect-"
+    distill: dict[str, Any] = Field(default_factory=dict)
+    direct: bool = False
+    out: str | None = None
+    register_name: str = "semcse-multi"
+    register_alias: str = "candidate"
 
 
 class RunConfig(Section):
@@ -241,6 +410,9 @@ class RunConfig(Section):
     training: TrainingConfig = Field(default_factory=TrainingConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    decoder: DecoderConfig = Field(default_factory=DecoderConfig)
+    map: MapConfig = Field(default_factory=MapConfig)
+    multi: MultiConfig = Field(default_factory=MultiConfig)
 
 
 def parse_override(item: str) -> tuple[list[str], Any]:

@@ -1,0 +1,130 @@
+"""Ray Data generation pipeline vs. a plain in-process `generate` loop: same prompts, same model.
+
+    .venv/bin/python benchmarks/generation.py [--model PATH] [--abstracts 32] [--actors 1]
+
+The plain loop calls the very actor class the pipeline uses, in-process and batch by batch, so
+the ratio is the pipeline's own cost (Ray Data scheduling, actor start-up, shard writes,
+parsing) against the generation work, or its gain when several actors share more cores. Both
+sides sample with the same settings; throughput is compared in generated tokens per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "examples" / "sample_corpus.jsonl"
+
+
+def corpus_file(directory: Path, abstracts: int) -> Path:
+    """The sample corpus repeated (with fresh ids) up to `abstracts` rows."""
+    records = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
+    path = directory / "corpus.jsonl"
+    with path.open("w") as handle:
+        for i in range(abstracts):
+            handle.write(json.dumps({**records[i % len(records)], "id": f"bench-{i:05d}"}) + "\n")
+    return path
+
+
+def plain_loop(cfg, model: str) -> dict[str, float]:
+    """Requests built and generated in this process, one batch after another."""
+    from semcse.data.io import read_corpus
+    from semcse.generation.engines import TransformersGenerator
+    from semcse.generation.stages import SHARD
+    from semcse.generation.tasks import build_task
+    from semcse.generation.tokens import TokenCounter
+
+    gen = cfg.generation
+    task = build_task(gen)
+    counter = TokenCounter(model)
+    units = task.units(read_corpus(cfg.corpus.path, cfg.corpus))
+    wanted = task.samples()
+    started = time.perf_counter()
+    generator = TransformersGenerator(model, gen.max_new_tokens, gen.temperature, gen.top_p, gen.seed)
+    requests = []
+    for unit in units.to_dict("records"):
+        built, removed = task.requests(unit, counter, gen.max_model_len - gen.max_new_tokens)
+        for r in built:
+            requests.append(
+                {
+                    SHARD: "",
+                    "unit": unit["unit"],
+                    "prompt_id": r.prompt_id,
+                    "samples": list(range(wanted[r.prompt_id])),
+                }
+                | {"chat": r.chat, "system": r.system, "prompt": r.prompt, "truncated": removed}
+            )
+    samples = tokens = 0
+    for start in range(0, len(requests), gen.batch_size):
+        batch = requests[start : start + gen.batch_size]
+        for result in generator.generate(batch, len(batch[0]["samples"])):
+            samples += len(result["raws"])
+            tokens += result["generated_tokens"]
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "samples": samples, "tokens": tokens}
+
+
+def pipeline(cfg) -> dict[str, float]:
+    from semcse.generation import run_generation
+
+    started = time.perf_counter()
+    report = run_generation(cfg)
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "samples": report.metrics["samples"], "tokens": report.metrics["generated_tokens"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="local causal LM directory (default: a tiny Llama built on the spot)")
+    parser.add_argument("--abstracts", type=int, default=32)
+    parser.add_argument("--actors", type=int, default=1)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    args = parser.parse_args()
+
+    import ray
+    from semcse.config import load_config
+    from semcse.models.tiny import build_tiny_causal_lm
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_dir = Path(tmp)
+        model = args.model or str(build_tiny_causal_lm(tmp_dir / "lm", [SAMPLE.read_text()], hidden_size=64))
+        cfg = load_config(
+            None,
+            [
+                f"corpus.path={corpus_file(tmp_dir, args.abstracts)}",
+                f"generation.model={model}",
+                f"generation.out={tmp_dir / 'out'}",
+                f"generation.concurrency={args.actors}",
+                f"generation.batch_size={args.batch_size}",
+                f"generation.max_new_tokens={args.max_new_tokens}",
+                "generation.max_model_len=1024",
+                "generation.shard_rows=8",
+                "tracking.enabled=false",
+            ],
+        )
+        ray.init(num_cpus=max(2, args.actors + 1), include_dashboard=False, logging_level="ERROR")
+        loop = plain_loop(cfg, model)
+        ray_data = pipeline(cfg)
+        ray.shutdown()
+
+    print(f"{args.abstracts} abstracts x 5 prompts x 3 samples, max_new_tokens={args.max_new_tokens}, model={model}")
+    for name, result in (("plain generate loop", loop), (f"Ray Data pipeline ({args.actors} actor)", ray_data)):
+        print(
+            f"{name:32s} {result['seconds']:7.1f} s  {result['samples'] / result['seconds']:8.1f} samples/s  "
+            f"{result['tokens'] / result['seconds']:9.1f} generated tokens/s"
+        )
+    ratio = (ray_data["tokens"] / ray_data["seconds"]) / (loop["tokens"] / loop["seconds"])
+    print(f"pipeline / plain loop throughput (generated tokens/s): {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""The three LLM engines, each a Ray Data stage from request rows to per-sample rows.
+
+- `transformers`: our own actor class over `model.generate` (CPU default, tests): left-padded
+  batches, and the samples of one prompt as one call with `num_return_sequences`.
+- `http`: `ray.data.llm.HttpRequestProcessorConfig` against any OpenAI-compatible server; the
+  samples of one prompt are one request with `n`.
+- `vllm`: `ray.data.llm.vLLMEngineProcessorConfig` (GPU). Ray's vLLM stage returns only the first
+  completion of a request, so a request with `n` samples would lose samples; instead each sample
+  is its own row, adjacent to its siblings, and vLLM's prefix cache (on by default) serves the
+  shared prompt from one prefill.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from semcse.config import GenerationConfig
+from semcse.generation.stages import explode_samples, request_meta
+
+if TYPE_CHECKING:
+    import ray.data
+
+ENGINE_OUTPUT = ("raws", "prompt_tokens", "generated_tokens", "error")
+
+
+class TransformersGenerator:
+    """Ray Data actor UDF: loads a local causal LM once and answers batches of requests."""
+
+    def __init__(self, model_path: str, max_new_tokens: int, temperature: float, top_p: float, seed: int) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.torch = torch
+        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.tokenizer = AutoTokenizer.from_pretrained(model_path)
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
+        eos = self.model.generation_config.eos_token_id
+        self.eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
+        self.max_new_tokens = max_new_tokens
+        self.sampling = (
+            {"do_sample": True, "temperature": temperature, "top_p": top_p}
+            if temperature > 0
+            else {"do_sample": False}
+        )
+        torch.manual_seed(seed)
+
+    def _text(self, row: dict[str, Any]) -> str:
+        if not row["chat"]:
+            return row["prompt"]
+        messages = [{"role": "user", "content": row["prompt"]}]
+        if row["system"]:
+            messages.insert(0, {"role": "system", "content": row["system"]})
+        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def _generated_length(self, tokens: list[int]) -> int:
+        """Tokens up to and including the first end-of-sequence; padding after it is not generation."""
+        for i, token in enumerate(tokens):
+            if token in self.eos_ids:
+                return i + 1
+            if token == self.tokenizer.pad_token_id:
+                return i
+        return len(tokens)
+
+    def generate(self, rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+        """One `generate` call for requests that all want `n` samples (greedy decoding samples once)."""
+        chat = bool(rows[0]["chat"])
+        enc = self.tokenizer(
+            [self._text(r) for r in rows], return_tensors="pt", padding=True, add_special_tokens=not chat
+        ).to(self.device)
+        returns = n if self.sampling["do_sample"] else 1
+        with self.torch.inference_mode():
+            out = self.model.generate(
+                **enc,
+                max_new_tokens=self.max_new_tokens,
+                num_return_sequences=returns,
+                pad_token_id=self.tokenizer.pad_token_id,
+                **self.sampling,
+            )
+        new = out[:, enc["input_ids"].shape[1] :].tolist()
+        results = []
+        for i, row in enumerate(rows):
+            seqs = new[i * returns : (i + 1) * returns]
+            lengths = [self._generated_length(s) for s in seqs]
+            raws = [self.tokenizer.decode(s[:k], skip_special_tokens=True) for s, k in zip(seqs, lengths)]
+            results.append(
+                {
+                    **request_meta(row),
+                    "raws": raws * (n // returns),
+                    "prompt_tokens": int(enc["attention_mask"][i].sum()),
+                    "generated_tokens": sum(lengths),
+                    "error": "",
+                }
+            )
+        return results
+
+    def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
+        rows = batch.to_dict("records")
+        groups: dict[tuple[int, bool], list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault((len(row["samples"]), bool(row["chat"])), []).append(row)
+        results = [result for (n, _), group in groups.items() for result in self.generate(group, n)]
+        return pd.DataFrame(results)
+
+
+def _sampling(cfg: GenerationConfig) -> dict[str, Any]:
+    return {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens}
+
+
+def _http_payload(row: dict[str, Any], model: str, sampling: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "n": len(row["samples"]), **sampling}
+    if row["chat"]:
+        messages = [{"role": "system", "content": row["system"]}] if row["system"] else []
+        body["messages"] = [*messages, {"role": "user", "content": row["prompt"]}]
+    else:
+        body["prompt"] = row["prompt"]
+    return {**request_meta(row), "chat": bool(row["chat"]), "payload": body}
+
+
+def _choice_text(choice: dict[str, Any], chat: bool) -> str:
+    if chat:
+        return (choice.get("message") or {}).get("content") or ""
+    return choice.get("text") or ""
+
+
+def _from_http(row: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI response → raws in choice order; token counts from `usage` (what the server actually did)."""
+    response = row["http_response"]
+    choices = sorted(response.get("choices") or [], key=lambda c: c.get("index", 0))
+    raws = [_choice_text(c, bool(row["chat"])) for c in choices]
+    usage = response.get("usage") or {}
+    wanted = len(row["samples"])
+    error = "" if len(raws) >= wanted else f"server returned {len(raws)} of {wanted} choices: {str(response)[:300]}"
+    return {
+        **request_meta(row),
+        "raws": raws[:wanted],
+        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+        "generated_tokens": int(usage.get("completion_tokens") or 0),
+        "error": error,
+    }
+
+
+def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
+    meta = request_meta(row)
+    rest = {"chat": bool(row["chat"]), "system": row["system"], "prompt": row["prompt"]}
+    return [{**meta, **rest, "samples": [s], "first": i == 0} for i, s in enumerate(meta["samples"])]
+
+
+def _vllm_input(row: dict[str, Any], sampling: dict[str, Any]) -> dict[str, Any]:
+    if row["chat"]:
+        messages = [{"role": "system", "content": row["system"]}] if row["system"] else []
+        return {"messages": [*messages, {"role": "user", "content": row["prompt"]}], "sampling_params": sampling}
+    return {"prompt": row["prompt"], "sampling_params": sampling}
+
+
+def _unwrap(row: dict[str, Any]) -> dict[str, Any]:
+    return dict(row)
+
+
+def _from_vllm(row: dict[str, Any]) -> dict[str, Any]:
+    """A vLLM result or, with `should_continue_on_error`, an error row (which bypassed postprocess)."""
+    error = str(row.get("__inference_error__") or "")
+    return {
+        **request_meta(row),
+        "raws": [""] if error else [row.get("generated_text") or ""],
+        "prompt_tokens": int(row.get("num_input_tokens") or 0) if row["first"] and not error else 0,
+        "generated_tokens": int(row.get("num_generated_tokens") or 0),
+        "error": error,
+    }
+
+
+def http_headers(cfg: GenerationConfig) -> dict[str, str]:
+    key = os.environ.get(cfg.http.api_key_env)
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def http_url(cfg: GenerationConfig, chat: bool) -> str:
+    return cfg.http.base_url.rstrip("/") + ("/chat/completions" if chat else "/completions")
+
+
+def _session_factory(timeout_s: float) -> Callable[[], Any]:
+    import aiohttp
+
+    return functools.partial(aiohttp.ClientSession, timeout=aiohttp.ClientTimeout(total=timeout_s))
+
+
+def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
+    """The vLLM processor settings (context length, prefix caching, tensor parallelism, batching)."""
+    from ray.data.llm import vLLMEngineProcessorConfig
+
+    return vLLMEngineProcessorConfig(
+        model_source=model,
+        engine_kwargs={
+            "max_model_len": cfg.max_model_len,
+            "enable_prefix_caching": cfg.enable_prefix_caching,
+            "tensor_parallel_size": cfg.tensor_parallel_size,
+        },
+        batch_size=cfg.batch_size,
+        concurrency=cfg.concurrency,
+        should_continue_on_error=True,
+        chat_template_stage=chat,
+        tokenize_stage=True,
+        detokenize_stage=True,
+    )
+
+
+def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: bool) -> ray.data.Dataset:
+    """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine."""
+    if cfg.engine == "transformers":
+        results = ds.map_batches(
+            TransformersGenerator,
+            fn_constructor_kwargs={
+                "model_path": model,
+                "max_new_tokens": cfg.max_new_tokens,
+                "temperature": cfg.temperature,
+                "top_p": cfg.top_p,
+                "seed": cfg.seed,
+            },
+            batch_size=cfg.batch_size,
+            batch_format="pandas",
+            concurrency=cfg.concurrency,
+            num_cpus=cfg.num_cpus_per_actor,
+            num_gpus=cfg.num_gpus_per_actor,
+        )
+    elif cfg.engine == "http":
+        from ray.data.llm import HttpRequestProcessorConfig, build_processor
+
+        processor = build_processor(
+            HttpRequestProcessorConfig(
+                url=http_url(cfg, chat),
+                headers=http_headers(cfg),
+                batch_size=cfg.batch_size,
+                concurrency=cfg.concurrency,
+                max_retries=cfg.http.max_retries,
+                qps=cfg.http.qps,
+                session_factory=_session_factory(cfg.http.timeout_s),
+            ),
+            preprocess=functools.partial(_http_payload, model=model, sampling=_sampling(cfg)),
+            postprocess=_from_http,
+        )
+        results = processor(ds)
+    else:
+        from ray.data.llm import build_processor
+
+        processor = build_processor(
+            vllm_processor_config(cfg, model, chat),
+            preprocess=functools.partial(_vllm_input, sampling=_sampling(cfg)),
+            postprocess=_unwrap,
+        )
+        results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)
+    return results.flat_map(explode_samples)

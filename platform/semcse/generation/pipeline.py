@@ -1,0 +1,280 @@
+"""The generation run: corpus → content-keyed shards → Ray Data (requests → engine) → Parquet shards.
+
+The driver plans shards of `shard_rows` units, skips those already on disk (resume), streams the
+rest through Ray Data and writes each shard the moment its last sample is parsed, so memory holds
+only shards in flight. Unparsable answers are retried in a further round restricted to the
+failing samples (up to `max_json_retries`), then recorded as rejects with their raw output. A
+shard is written only when every sample has a final outcome, rejects file first, so a crash at
+any point loses at most unfinished shards and a rerun duplicates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+from tqdm import tqdm
+
+from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
+from semcse.data.io import read_corpus
+from semcse.data.shards import content_key, finished_keys, write_shard
+from semcse.generation.engines import apply_engine
+from semcse.generation.parsing import Parsed
+from semcse.generation.stages import ONLY, SHARD, build_requests
+from semcse.generation.stats import RunStats
+from semcse.generation.tasks import UNIT, Task, build_task
+from semcse.generation.tokens import TokenCounter, local_tokenizer_path
+from semcse.runtime import init_ray
+from semcse.tracking import Tracker, resolve_model
+
+log = logging.getLogger(__name__)
+
+REJECTS_DIR = "_rejects"
+REPORT_FILE = "_report.json"
+SampleKey = tuple[str, str, int]
+
+
+@dataclass
+class GenerationReport:
+    """What a run did; `shards_skipped` are shards a previous run had already finished."""
+
+    task: str
+    engine: str
+    model: str
+    out: str
+    units: int
+    shards_total: int
+    shards_skipped: int
+    shards_written: int = 0
+    rows_written: int = 0
+    rejects_written: int = 0
+    exact_token_counts: bool = True
+    metrics: dict[str, float] = field(default_factory=dict)
+    na_rate: dict[str, float] = field(default_factory=dict)
+    run_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Shard:
+    """One shard's units and, while it is in flight, the outcome of every sample so far."""
+
+    key: str
+    units: pd.DataFrame
+    pending: int = 0
+    results: dict[SampleKey, tuple[Parsed, str, int]] = field(default_factory=dict)
+    retry: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+
+def output_dir(cfg: RunConfig) -> Path:
+    return Path(cfg.generation.out or Path(cfg.run_dir) / "generation" / cfg.generation.task)
+
+
+def engine_model(gen: GenerationConfig, tracking: TrackingConfig) -> str:
+    """The model to load (a local directory or registry reference) or, for http, the name the server serves."""
+    if not gen.model:
+        what = "the model name the server serves" if gen.engine == "http" else "a local model directory"
+        raise ConfigError(f"no engine model configured: set generation.model (or --model) to {what}")
+    if gen.engine == "http":
+        return gen.model
+    model = resolve_model(gen.model, tracking)
+    if gen.engine == "transformers" and not Path(model).is_dir():
+        raise FileNotFoundError(f"model directory not found: {gen.model} (the transformers engine loads local paths)")
+    return model
+
+
+def plan_shards(units: pd.DataFrame, task: Task, settings: dict[str, Any], shard_rows: int) -> list[Shard]:
+    """Cut units into shards keyed by their content plus everything that shapes the output."""
+    shards = []
+    for start in range(0, len(units), shard_rows):
+        chunk = units.iloc[start : start + shard_rows].reset_index(drop=True)
+        shards.append(Shard(content_key(chunk.to_dict("records"), settings), chunk))
+    return shards
+
+
+def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any]:
+    keep = ("engine", "max_new_tokens", "temperature", "top_p", "seed", "max_model_len", "max_json_retries")
+    return {**task.settings(), "model": model, **{k: getattr(gen, k) for k in keep}}
+
+
+class Generation:
+    """One run of one task over the shards that are not finished yet."""
+
+    def __init__(self, cfg: RunConfig, on_shard_written: Callable[[str], None] | None = None) -> None:
+        self.cfg = cfg
+        self.gen = cfg.generation
+        if not cfg.corpus.path:
+            raise ConfigError("no corpus: set corpus.path (or --corpus)")
+        self.task = build_task(self.gen)
+        self.model = engine_model(self.gen, cfg.tracking)
+        self.tokenizer = local_tokenizer_path(self.model, self.gen.tokenizer)
+        self.out = output_dir(cfg)
+        self.on_shard_written = on_shard_written
+        self.stats = RunStats()
+        self.samples_logged: list[dict[str, Any]] = []
+        self.prompt_order = {pid: i for i, pid in enumerate(self.task.samples())}
+
+    def plan(self) -> tuple[list[Shard], int]:
+        corpus = read_corpus(self.cfg.corpus.path, self.cfg.corpus)
+        if self.gen.limit:
+            corpus = corpus.head(self.gen.limit)
+        units = self.task.units(corpus)
+        shards = plan_shards(units, self.task, run_settings(self.gen, self.task, self.model), self.gen.shard_rows)
+        done = finished_keys(self.out)
+        todo = [s for s in shards if s.key not in done]
+        if todo:
+            self.check_context(todo[0].units.iloc[0].to_dict())
+        return todo, len(shards)
+
+    def check_context(self, unit: dict[str, Any]) -> None:
+        """Fail on the driver, with a config error, when the prompt alone leaves no room in the context."""
+        self.task.requests(unit, TokenCounter(self.tokenizer), self.gen.max_model_len - self.gen.max_new_tokens)
+
+    def run(self) -> GenerationReport:
+        todo, total = self.plan()
+        report = GenerationReport(
+            task=self.gen.task,
+            engine=self.gen.engine,
+            model=self.model,
+            out=str(self.out),
+            units=sum(len(s.units) for s in todo),
+            shards_total=total,
+            shards_skipped=total - len(todo),
+            exact_token_counts=self.tokenizer is not None,
+        )
+        log.info("%d of %d shards to generate in %s", len(todo), total, self.out)
+        tags = {"stage": "generation", "task": self.gen.task, "engine": self.gen.engine}
+        with Tracker.start(self.cfg.tracking, run_name=f"generate-{self.gen.task}", tags=tags) as tracker:
+            report.run_id = tracker.run_id
+            tracker.log_params(self.gen, prefix="generation.")
+            tracker.log_params({"corpus.path": str(self.cfg.corpus.path), "out": str(self.out)})
+            if todo:
+                init_ray(self.cfg.ray)
+                self.generate(todo, report)
+            report.metrics = self.stats.metrics()
+            report.na_rate = self.stats.na_rates()
+            tracker.log_metrics(
+                report.metrics | {"shards_written": report.shards_written, "shards_skipped": report.shards_skipped}
+            )
+            tracker.log_dict(self.samples_logged, "samples.json")
+            tracker.log_dict(report.to_dict(), "report.json")
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / REPORT_FILE).write_text(json.dumps(report.to_dict(), indent=2, default=str))
+        return report
+
+    def generate(self, todo: list[Shard], report: GenerationReport) -> None:
+        wanted = self.task.samples()
+        for shard in todo:
+            shard.pending = len(shard.units) * sum(wanted.values())
+        frames = {s.key: s.units.assign(**{SHARD: s.key, ONLY: ""}) for s in todo}
+        in_flight = {s.key: s for s in todo}
+        for attempt in range(self.gen.max_json_retries + 1):
+            if not frames:
+                break
+            held = self.round(frames, in_flight, attempt, report)
+            frames = {key: self.retry_units(in_flight[key]) for key in held}
+
+    def round(self, frames: dict[str, pd.DataFrame], shards: dict[str, Shard], attempt: int, report) -> list[str]:
+        """Stream one attempt through Ray Data; returns the shards held back for another attempt."""
+        import ray.data
+
+        ds = ray.data.from_pandas(list(frames.values())).map_batches(
+            build_requests,
+            fn_kwargs={
+                "task": self.task,
+                "tokenizer_path": self.tokenizer,
+                "max_prompt_tokens": self.gen.max_model_len - self.gen.max_new_tokens,
+            },
+            batch_format="pandas",
+            num_cpus=0.25,
+        )
+        results = apply_engine(ds, self.gen, self.model, self.task.chat)
+        held: list[str] = []
+        expected = sum(shards[key].pending for key in frames)
+        desc = f"generate {self.gen.task}" + (f" (retry {attempt})" if attempt else "")
+        with tqdm(total=expected, desc=desc, unit="sample", dynamic_ncols=True) as bar:
+            for batch in results.iter_batches(batch_format="pandas", batch_size=None):
+                for row in batch.to_dict("records"):
+                    shard = shards[row[SHARD]]
+                    self.record(shard, row, attempt)
+                    if shard.pending == 0:
+                        self.complete(shard, attempt, held, report)
+                bar.update(len(batch))
+                rates = self.stats.rates()
+                bar.set_postfix(
+                    prompt_tok_s=f"{rates['prompt_tokens_per_s']:.0f}",
+                    gen_tok_s=f"{rates['generated_tokens_per_s']:.0f}",
+                )
+        return held
+
+    def record(self, shard: Shard, row: dict[str, Any], attempt: int) -> None:
+        error = str(row["error"] or "")
+        self.stats.add_sample(
+            int(row["prompt_tokens"]),
+            int(row["generated_tokens"]),
+            int(row["truncated"]) if attempt == 0 else 0,
+            error,
+        )
+        parsed = (
+            Parsed("invalid", reason=f"engine error: {error}")
+            if error
+            else self.task.parse(row["prompt_id"], row["raw"])
+        )
+        shard.results[(row[UNIT], row["prompt_id"], int(row["sample"]))] = (parsed, row["raw"], attempt + 1)
+        shard.pending -= 1
+
+    def complete(self, shard: Shard, attempt: int, held: list[str], report: GenerationReport) -> None:
+        invalid = [key for key, (parsed, _, _) in shard.results.items() if parsed.status == "invalid"]
+        if invalid and attempt < self.gen.max_json_retries:
+            shard.retry = {}
+            for unit, prompt_id, sample in invalid:
+                shard.retry.setdefault(unit, {}).setdefault(prompt_id, []).append(sample)
+            shard.pending = len(invalid)
+            self.stats.retried += len(invalid)
+            held.append(shard.key)
+            return
+        self.write(shard, report)
+
+    def retry_units(self, shard: Shard) -> pd.DataFrame:
+        units = shard.units[shard.units[UNIT].isin(list(shard.retry))]
+        return units.assign(**{SHARD: shard.key, ONLY: units[UNIT].map(lambda u: json.dumps(shard.retry[u]))})
+
+    def write(self, shard: Shard, report: GenerationReport) -> None:
+        """Rejects first, then the shard itself: its presence is what marks the shard finished."""
+        unit_order = {unit: i for i, unit in enumerate(shard.units[UNIT])}
+        keys = sorted(shard.results, key=lambda k: (unit_order[k[0]], self.prompt_order[k[1]], k[2]))
+        rows, rejects = [], []
+        for unit, prompt_id, sample in keys:
+            parsed, raw, attempts = shard.results[(unit, prompt_id, sample)]
+            outcome = "rejected" if parsed.status == "invalid" else parsed.status
+            self.stats.add_outcome(prompt_id, outcome)
+            if outcome == "rejected":
+                rejects.append(self.task.reject(unit, prompt_id, sample, parsed, raw, attempts))
+            else:
+                rows.append(self.task.row(unit, prompt_id, sample, parsed))
+        write_shard(self.out / REJECTS_DIR, shard.key, pa.Table.from_pylist(rejects, schema=self.task.rejects_schema))
+        write_shard(self.out, shard.key, pa.Table.from_pylist(rows, schema=self.task.schema))
+        room = self.gen.sample_artifact_rows - len(self.samples_logged)
+        self.samples_logged.extend(rows[: max(room, 0)])
+        report.shards_written += 1
+        report.rows_written += len(rows)
+        report.rejects_written += len(rejects)
+        shard.results.clear()
+        if self.on_shard_written is not None:
+            self.on_shard_written(shard.key)
+
+
+def run_generation(cfg: RunConfig, on_shard_written: Callable[[str], None] | None = None) -> GenerationReport:
+    """Generate the configured task's outputs into `generation.out`, resuming where a previous run stopped.
+
+    `on_shard_written(key)` is called after each shard is on disk (progress hooks, crash tests).
+    """
+    return Generation(cfg, on_shard_written).run()

@@ -1,0 +1,62 @@
+"""`semcse generate` and jobs/generate.py: bad input ends with one clear line and status 2, before any Ray work."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from semcse.cli import app
+from typer.testing import CliRunner
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "no engine model configured"),
+        (["--model", "./no/such/model"], "model path not found"),
+        (["--model", "{lm}", "--task", "aspects", "--set", "generation.aspect_pack=astrology"], "unknown aspect pack"),
+        (
+            [
+                "--model",
+                "{lm}",
+                "--task",
+                "queries",
+                "-s",
+                "generation.max_model_len=120",
+                "-s",
+                "generation.max_new_tokens=8",
+            ],
+            "leaves no room",
+        ),
+        (["--model", "{lm}", "--engine", "gpt"], "generation.engine"),
+    ],
+)
+def test_generate_user_errors(args, message, sample_corpus_path, prompt_lm_dir, tmp_path):
+    args = [a.replace("{lm}", str(prompt_lm_dir)) for a in args]
+    result = CliRunner().invoke(
+        app, ["generate", "--corpus", str(sample_corpus_path), "--out", str(tmp_path / "o"), *args]
+    )
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+
+
+def test_job_script_reports_errors(repo_root, sample_corpus_path, capsys):
+    spec = importlib.util.spec_from_file_location("generate_job", repo_root / "jobs" / "generate.py")
+    job = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(job)
+    assert job.main(["--corpus", str(sample_corpus_path), "--engine", "http"]) == 2
+    assert "the model name the server serves" in capsys.readouterr().err
+
+
+def test_vllm_processor_config_carries_the_engine_settings():
+    """The vLLM path is configured without importing vllm (it only runs on GPU workers)."""
+    from semcse.config import load_config
+    from semcse.generation.engines import vllm_processor_config
+
+    gen = load_config(
+        None, ["generation.engine=vllm", "generation.tensor_parallel_size=2", "generation.concurrency=3"]
+    )
+    config = vllm_processor_config(gen.generation, "/models/llama", chat=True)
+    assert config.engine_kwargs["enable_prefix_caching"] is True
+    assert config.engine_kwargs["tensor_parallel_size"] == 2 and config.engine_kwargs["max_model_len"] == 4096
+    assert config.should_continue_on_error and config.concurrency == 3 and config.chat_template_stage

@@ -1,0 +1,144 @@
+"""The http engine (ray.data.llm HttpRequestProcessor) against a real OpenAI-compatible server on loopback.
+
+The server gives canned, deterministic answers keyed on the prompt, chosen to exercise parsing:
+fenced JSON, "Not applicable.", an answer that is garbage the first time and valid on retry, and
+one that is always garbage (rejected with its raw output after the retries).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI, Request
+from semcse.data.schema import TEXTS_SCHEMA
+from semcse.generation import run_generation
+
+from tests.generation.checks import assert_complete, outputs
+
+SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
+GARBAGE = "Sure! The answer is that it depends on many factors."
+FIXED = '{"sentence": "How does disturbance change invader spread across scales?"}'
+CONTINUATION = " the soil effects of invasive plants. We further discuss"
+
+
+def canned_chat(prompt: str, seen: int) -> str:
+    if "focal organism" in prompt:
+        return SPECIES
+    if "ecosystem in which" in prompt:
+        return "Not applicable."
+    if "central research question" in prompt:
+        return FIXED if seen > 0 else GARBAGE
+    return GARBAGE
+
+
+def build_app():
+    app = FastAPI()
+    calls: Counter = Counter()
+    app.state.calls = calls
+
+    def response(texts: list[str], chat: bool, prompt: str) -> dict:
+        key = "message" if chat else "text"
+        choices = [
+            {"index": i, key: {"role": "assistant", "content": t} if chat else t, "finish_reason": "stop"}
+            for i, t in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": 7 * len(texts)}
+        return {"id": "cmpl-test", "object": "chat.completion", "choices": choices, "usage": usage}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> dict:
+        body = await request.json()
+        prompt = body["messages"][-1]["content"]
+        seen = calls[prompt]
+        calls[prompt] += 1
+        calls["chat"] += 1
+        return response([canned_chat(prompt, seen)] * int(body.get("n", 1)), True, prompt)
+
+    @app.post("/v1/completions")
+    async def completions(request: Request) -> dict:
+        body = await request.json()
+        calls["completions"] += 1
+        return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def openai_server() -> Iterator[tuple[str, Counter]]:
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = build_app()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "test server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/v1", app.state.calls
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.mark.slow
+def test_http_aspects_parse_retry_and_reject(ray_cluster, gen_config, openai_server):
+    base_url, calls = openai_server
+    cfg = gen_config(
+        "generation.task=aspects",
+        "generation.engine=http",
+        "generation.model=canned-model",
+        f"generation.http.base_url={base_url}",
+        "generation.aspects=[species, ecosystem, research_question, recommendation]",
+        "generation.limit=3",
+        "generation.max_json_retries=1",
+        "generation.max_model_len=4096",
+    )
+    report = run_generation(cfg)
+
+    out = Path(cfg.generation.out)
+    rows = assert_complete(out, ["id", "prompt_id", "sample"], 3 * 4 * 2, TEXTS_SCHEMA)
+    _, rejects = outputs(out)
+    by_aspect = rows.groupby("prompt_id")
+    assert set(by_aspect.get_group("species")["text"]) == {"A clonal perennial herb of temperate riparian zones."}
+    assert not by_aspect.get_group("ecosystem")["applicable"].any()
+    assert set(by_aspect.get_group("research_question")["text"]) == {
+        "How does disturbance change invader spread across scales?"
+    }
+    assert set(rejects["prompt_id"]) == {"recommendation"} and len(rejects) == 6
+    assert set(rejects["raw"]) == {GARBAGE} and (rejects["attempts"] == 2).all()
+    metrics = report.metrics
+    assert (metrics["count.ok"], metrics["count.not_applicable"], metrics["count.rejected"]) == (12, 6, 6)
+    assert metrics["count.retried"] == 6 + 6
+    assert report.na_rate == {"ecosystem": 1.0, "recommendation": 0.0, "research_question": 0.0, "species": 0.0}
+    assert not report.exact_token_counts, "no local tokenizer for a served model: estimates"
+    # n samples per request: 3 abstracts x 4 aspects in the first round, then 3 + 3 prompts retried
+    assert calls["chat"] == 12 + 6
+    assert metrics["generated_tokens"] == 7 * (24 + 12)
+
+
+@pytest.mark.slow
+def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, prompt_lm_dir):
+    base_url, calls = openai_server
+    before = calls["completions"]
+    cfg = gen_config(
+        "generation.engine=http",
+        "generation.model=canned-model",
+        f"generation.tokenizer={prompt_lm_dir}",
+        f"generation.http.base_url={base_url}",
+        "generation.max_model_len=96",
+    )
+    report = run_generation(cfg)
+    rows = assert_complete(Path(cfg.generation.out), ["id", "prompt_id", "sample"], 4 * 2 * 2, TEXTS_SCHEMA)
+    assert set(rows["text"]) == {"the soil effects of invasive plants."}
+    assert (rows["engine"] == "http").all() and (rows["model"] == "canned-model").all()
+    assert calls["completions"] - before == 4 * 2, "one request per prompt carries all its samples"
+    assert report.exact_token_counts and report.metrics["truncated_units"] == 4
