@@ -1,0 +1,299 @@
+"""Training the embedding → text decoder on Ray Train.
+
+A training example is one abstract: its aspect embedding (the mean of its summaries' embeddings, as in
+SemCSE-Multi A.8) and all of its summaries; each time the abstract is drawn, one summary is picked at
+random as the target. Only the mapping network and the learned tokens train (the LM is frozen), so
+plain DDP over gloo/nccl is enough — no DeepSpeed sharding. Validation loss decides early stopping and
+which checkpoint is kept; MLflow gets the curves, the weights and a `semcse-decoder` registry version.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from semcse.config import CorpusConfig, DecoderConfig, RunConfig
+from semcse.models.decoder import EmbeddingDecoder
+from semcse.tracking import Tracker
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DecoderExamples:
+    """One row per abstract: id, aspect embedding, and the summaries it should decode to."""
+
+    ids: list[str]
+    embeddings: np.ndarray
+    summaries: list[list[str]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def subset(self, index: list[int] | np.ndarray) -> DecoderExamples:
+        return DecoderExamples(
+            [self.ids[i] for i in index],
+            self.embeddings[np.asarray(index, dtype=int)],
+            [self.summaries[i] for i in index],
+        )
+
+    def pairs(self) -> tuple[np.ndarray, list[str]]:
+        """Every (embedding, summary) pair: the deterministic set validation and evaluation score."""
+        owners = [i for i, texts in enumerate(self.summaries) for _ in texts]
+        return self.embeddings[owners], [text for texts in self.summaries for text in texts]
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"id": i, "embedding": e.astype(np.float32), "summaries": list(s)}
+            for i, e, s in zip(self.ids, self.embeddings, self.summaries)
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: list[dict[str, Any]], dim: int) -> DecoderExamples:
+        embeddings = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows]) if rows else None
+        return cls(
+            [str(r["id"]) for r in rows],
+            embeddings if embeddings is not None else np.zeros((0, dim), np.float32),
+            [[str(t) for t in r["summaries"]] for r in rows],
+        )
+
+
+def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:
+    """Applicable texts of one kind grouped by abstract ("Not applicable." answers teach nothing to decode)."""
+    rows = texts[texts["kind"] == kind]
+    if "applicable" in rows:
+        rows = rows[rows["applicable"].fillna(True).astype(bool)]
+    rows = rows[rows["text"].fillna("").str.strip() != ""]
+    return {str(key): list(group["text"]) for key, group in rows.groupby("id", sort=True)}
+
+
+def build_examples(groups: dict[str, list[str]], encode: Callable[[list[str]], np.ndarray]) -> DecoderExamples:
+    """Embed every summary once and average per abstract."""
+    if not groups:
+        raise ValueError("no applicable summaries to train the decoder on")
+    ids = list(groups)
+    flat = [text for key in ids for text in groups[key]]
+    vectors = np.asarray(encode(flat), dtype=np.float32)
+    bounds = np.cumsum([0] + [len(groups[key]) for key in ids])
+    means = np.stack([vectors[a:b].mean(0) for a, b in zip(bounds[:-1], bounds[1:])])
+    return DecoderExamples(ids, means, [groups[key] for key in ids])
+
+
+def split_examples(examples: DecoderExamples, corpus: CorpusConfig) -> dict[str, DecoderExamples]:
+    """The corpus-wide hash split, so the decoder never trains on the encoder's test abstracts."""
+    from semcse.data.split import split_of
+
+    names = [split_of(i, corpus.val_fraction, corpus.test_fraction, corpus.split_seed) for i in examples.ids]
+    return {s: examples.subset([k for k, n in enumerate(names) if n == s]) for s in ("train", "val", "test")}
+
+
+def _validation_loss(model: torch.nn.Module, decoder: EmbeddingDecoder, val: DecoderExamples, batch: int) -> float:
+    """Token-mean NLL over all validation pairs, summed across workers when distributed."""
+    embeddings, texts = val.pairs()
+    totals = torch.zeros(2, dtype=torch.float64)
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(texts), batch):
+            vectors = decoder.check_embeddings(embeddings[start : start + batch])
+            nll, count = model(vectors, **decoder.tokenize(texts[start : start + batch]))
+            totals += torch.stack([nll.sum().double().cpu(), count.sum().double().cpu()])
+    model.train()
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.all_reduce(totals)
+    return float(totals[0] / totals[1]) if totals[1] > 0 else math.nan
+
+
+Report = Callable[[dict[str, float], bool], None]
+
+
+def fit(
+    model: torch.nn.Module,
+    train: DecoderExamples,
+    val: DecoderExamples,
+    settings: DecoderConfig,
+    report: Report | None = None,
+    rank: int = 0,
+) -> dict[str, float]:
+    """The training loop (one worker's view): random summary per draw, early stopping on validation loss.
+
+    `model` is the decoder or its DDP wrapper. `report(metrics, improved)` is called after every
+    evaluation; the best weights are restored into the decoder before returning.
+    """
+    if len(train) == 0:
+        raise ValueError("this worker has no training abstracts; use fewer workers or more data")
+    decoder: EmbeddingDecoder = getattr(model, "module", model)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    rng = np.random.default_rng(settings.seed + rank)
+    torch.manual_seed(settings.seed)
+    best = {"val_loss": math.inf, "step": 0}
+    best_state = copy.deepcopy(decoder.trainable_state())
+    running, waited = [], 0
+    model.train()
+    for step in range(1, settings.max_steps + 1):
+        index = rng.choice(len(train), settings.batch_size, replace=len(train) < settings.batch_size)
+        texts = [train.summaries[i][rng.integers(len(train.summaries[i]))] for i in index]
+        nll, count = model(decoder.check_embeddings(train.embeddings[index]), **decoder.tokenize(texts))
+        loss = nll.sum() / count.sum()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        running.append(loss.item())
+        if step % settings.eval_every and step != settings.max_steps:
+            continue
+        val_loss = _validation_loss(model, decoder, val, settings.batch_size * 4)
+        improved = val_loss < best["val_loss"]
+        if improved:
+            best = {"val_loss": val_loss, "step": step}
+            best_state = copy.deepcopy(decoder.trainable_state())
+        waited = 0 if improved else waited + 1
+        metrics = {
+            "step": step,
+            "train_loss": float(np.mean(running)),
+            "val_loss": val_loss,
+            "val_perplexity": math.exp(min(val_loss, 50.0)),
+            "best_val_loss": best["val_loss"],
+        }
+        running = []
+        if report is not None:
+            report(metrics, improved)
+        if waited >= settings.patience:
+            log.info("early stopping at step %d (best val loss %.4f at step %d)", step, best["val_loss"], best["step"])
+            break
+    decoder.load_state_dict(best_state, strict=False)
+    return {"best_val_loss": best["val_loss"], "best_step": best["step"], "steps": step}
+
+
+def _worker_loop(config: dict[str, Any]) -> None:
+    """Ray Train worker: build the decoder around the frozen LM, DDP-wrap it, run `fit`, report checkpoints."""
+    import ray.train
+    import ray.train.torch
+
+    settings = DecoderConfig.model_validate(config["settings"])
+    context = ray.train.get_context()
+    rank = context.get_world_rank()
+    dim = config["embedding_dim"]
+    train, val = (
+        DecoderExamples.from_rows(list(ray.train.get_dataset_shard(name).iter_rows()), dim)
+        for name in ("train", "val")
+    )
+    decoder = EmbeddingDecoder.create(config["base_model"], dim, **config["spec"])
+    model = ray.train.torch.prepare_model(decoder, parallel_strategy_kwargs={"find_unused_parameters": False})
+    tracker: Tracker | None = config.get("tracker")
+
+    def report(metrics: dict[str, float], improved: bool) -> None:
+        if rank == 0 and tracker is not None:
+            tracker.log_metrics({k: v for k, v in metrics.items() if k != "step"}, step=int(metrics["step"]))
+        if improved and rank == 0:
+            with tempfile.TemporaryDirectory() as tmp:
+                decoder.save(tmp)
+                ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(tmp))
+        else:
+            ray.train.report(metrics)
+
+    fit(model, train, val, settings, report, rank)
+
+
+@dataclass
+class TrainedDecoder:
+    path: Path
+    metrics: dict[str, float]
+    run_id: str | None
+    version: str | None
+
+
+def train_decoder(
+    settings: DecoderConfig,
+    base_model: str,
+    train: DecoderExamples,
+    val: DecoderExamples,
+    out: str | Path,
+    tracker: Tracker | None = None,
+    storage: str | Path | None = None,
+) -> TrainedDecoder:
+    """Run the Ray Train job and copy its best checkpoint to `out`; log and register it when tracking."""
+    import ray.data
+    from ray.train import CheckpointConfig, ScalingConfig
+    from ray.train import RunConfig as RayRunConfig
+    from ray.train.torch import TorchTrainer
+
+    if len(train) == 0 or len(val) == 0:
+        raise ValueError(f"the decoder needs training and validation abstracts (got {len(train)} and {len(val)})")
+    dim = int(train.embeddings.shape[1])
+    spec = {
+        "aspect": settings.aspect,
+        "task_tokens": settings.task_tokens,
+        "mapped_tokens": settings.mapped_tokens,
+        "hidden_dim": settings.hidden_dim,
+        "chat": settings.chat,
+        "max_length": settings.max_length,
+    }
+    out = Path(out).resolve()
+    storage = Path(storage or out.parent / "ray_results").resolve()
+    trainer = TorchTrainer(
+        _worker_loop,
+        train_loop_config={
+            "settings": settings.model_dump(),
+            "base_model": base_model,
+            "embedding_dim": dim,
+            "spec": spec,
+            "tracker": tracker,
+        },
+        scaling_config=ScalingConfig(
+            num_workers=settings.num_workers,
+            use_gpu=settings.use_gpu,
+            resources_per_worker={"CPU": settings.cpus_per_worker, **({"GPU": 1} if settings.use_gpu else {})},
+        ),
+        datasets={"train": ray.data.from_items(train.rows()), "val": ray.data.from_items(val.rows())},
+        run_config=RayRunConfig(
+            name=f"decoder-{out.name}",
+            storage_path=str(storage),
+            checkpoint_config=CheckpointConfig(num_to_keep=1),
+        ),
+    )
+    result = trainer.fit()
+    if result.checkpoint is None:
+        raise RuntimeError("decoder training finished without a checkpoint (no validation step ran)")
+    with result.checkpoint.as_directory() as best:
+        decoder_files = Path(best)
+        out.mkdir(parents=True, exist_ok=True)
+        for item in decoder_files.iterdir():
+            (out / item.name).write_bytes(item.read_bytes())
+    metrics = {k: float(v) for k, v in result.metrics.items() if isinstance(v, int | float)}
+    version = None
+    if tracker is not None and tracker.active:
+        tracker.log_artifact(out, "decoder")
+        version = tracker.register_model("decoder", settings.register_name, settings.register_alias)
+    return TrainedDecoder(out, metrics, tracker.run_id if tracker else None, version)
+
+
+def run(cfg: RunConfig) -> TrainedDecoder:
+    """The whole stage from a run config: texts + encoder → examples → split → Ray Train → registry."""
+    from semcse.models.encoder import TextEncoder
+    from semcse.runtime import init_ray
+
+    settings = cfg.decoder
+    missing = [k for k in ("base_model", "encoder", "texts") if getattr(settings, k) is None]
+    if missing:
+        raise ValueError(f"train-decoder needs decoder.{', decoder.'.join(missing)} (set them with --set or flags)")
+    if not Path(settings.texts).exists():
+        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
+    groups = summaries_by_id(pd.read_parquet(settings.texts), settings.aspect)
+    encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
+    splits = split_examples(build_examples(groups, encoder.encode), cfg.corpus)
+    out = Path(settings.out or Path(cfg.run_dir) / "decoder" / settings.aspect.replace(":", "-"))
+    init_ray(cfg.ray)
+    with Tracker.start(cfg.tracking, run_name="train-decoder", tags={"stage": "decoder"}) as tracker:
+        tracker.log_params(settings, prefix="decoder.")
+        tracker.log_params({f"examples.{k}": len(v) for k, v in splits.items()})
+        return train_decoder(settings, settings.base_model, splits["train"], splits["val"], out, tracker)
