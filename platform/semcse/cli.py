@@ -687,9 +687,158 @@ def serve_command(
         serve.shutdown()
 
 
+@app.command("train-aspects")
+@user_errors
+def train_aspects_command(
+    pack: Annotated[
+        str | None, typer.Option("--pack", help="Aspect pack name or YAML (jobs/configs/aspects/).")
+    ] = None,
+    texts: Annotated[Path | None, typer.Option("--texts", help="Generated aspect texts (Parquet).")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,
+    base_model: Annotated[str | None, typer.Option("--base-model", help="Local HF or ST encoder directory.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory of the aspect encoders.")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Train one aspect encoder per aspect of a pack (Ray Train runs, concurrently when CPUs allow; MLflow children).
+
+    Example: semcse train-aspects --pack invasion_biology --texts runs/aspects --corpus corpus.parquet --base-model M
+    """
+    from semcse.training.aspects import train_aspects
+
+    cfg = build_config(
+        config,
+        overrides,
+        **{
+            "multi.aspect_pack": pack,
+            "multi.texts": str(texts) if texts else None,
+            "corpus.path": str(corpus) if corpus else None,
+            "training.base_model": base_model,
+            "multi.aspect_encoders": str(out) if out else None,
+        },
+    )
+    result = train_aspects(cfg)
+    table = Table(title="aspect encoders")
+    for column in ("aspect", "best step", "val score", "encoder"):
+        table.add_column(column)
+    for aspect, run in result.results.items():
+        table.add_row(aspect, str(run.best["step"]), f"{run.best['val_score']:.2f}", str(run.model_dir))
+    console.print(table)
+    console.print(f"manifest → {result.out / 'aspects.json'}; MLflow parent run {result.run_id}")
+
+
+@app.command("distill")
+@user_errors
+def distill_command(
+    aspect_encoders: Annotated[
+        Path | None, typer.Option("--aspect-encoders", help="Output directory of `semcse train-aspects`.")
+    ] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,
+    base_model: Annotated[str | None, typer.Option("--base-model", help="Base encoder of the unified model.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where the unified model is saved.")] = None,
+    direct: Annotated[
+        bool, typer.Option("--direct", help="Ablation: train the unified model directly on aspect pairs.")
+    ] = False,
+    texts: Annotated[Path | None, typer.Option("--texts", help="Aspect texts (needed with --direct).")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Distil the aspect encoders into one model with a head per aspect; save it and register `semcse-multi`.
+
+    Example: semcse distill --aspect-encoders runs/aspect-encoders --corpus corpus.parquet --base-model M
+    """
+    from semcse.training.distill import distill
+
+    cfg = build_config(
+        config,
+        overrides,
+        **{
+            "multi.aspect_encoders": str(aspect_encoders) if aspect_encoders else None,
+            "corpus.path": str(corpus) if corpus else None,
+            "training.base_model": base_model,
+            "multi.out": str(out) if out else None,
+            "multi.direct": direct or None,
+            "multi.texts": str(texts) if texts else None,
+        },
+    )
+    result = distill(cfg)
+    ranks = ", ".join(
+        f"{k.removeprefix('val_rank:')} {v:.2f}" for k, v in result.best.items() if k.startswith("val_rank:")
+    )
+    console.print(f"best step {result.best['step']}: average target rank per aspect {ranks} (validation)")
+    console.print(f"unified model ({', '.join(result.aspects)}) → {result.model_dir}")
+    if result.model_version:
+        console.print(
+            f"registered {cfg.multi.register_name} version {result.model_version} as @{cfg.multi.register_alias}"
+        )
+
+
+def _weights(text: str | None) -> dict[str, float] | None:
+    """`hypothesis=0.7,species=0.3` → {aspect: weight}."""
+    if not text:
+        return None
+    weights = {}
+    for item in text.split(","):
+        aspect, sep, value = item.partition("=")
+        try:
+            weights[aspect.strip()] = float(value)
+        except ValueError:
+            raise ConfigError(f"--weights item {item!r} must look like aspect=weight") from None
+        if not sep:
+            raise ConfigError(f"--weights item {item!r} must look like aspect=weight")
+    return weights
+
+
+@app.command("search")
+@user_errors
+def search_command(
+    index: Annotated[Path, typer.Option("--index", help="Directory written by `semcse index build`.")],
+    query: Annotated[str | None, typer.Option("--query", "-q", help="Query text.")] = None,
+    paper_id: Annotated[str | None, typer.Option("--id", help="Find papers similar to this indexed paper.")] = None,
+    weights: Annotated[
+        str | None, typer.Option("--weights", "-w", help="Aspect weights, e.g. hypothesis=0.7,species=0.3.")
+    ] = None,
+    k: Annotated[int, typer.Option("--k", "-k", help="How many papers.")] = 10,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Override the index's model reference.")] = None,
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Aspect-weighted nearest papers, d = Σ α_a d_a with α normalised to sum 1, by query text or by paper id.
+
+    Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
+    """
+    from semcse.evaluation.embed import encode_aspects
+    from semcse.index import VectorIndexError
+    from semcse.models.unified import UnknownAspect, load_encoder
+    from semcse.search import SearchIndex
+
+    cfg = build_config(config, overrides)
+    if (query is None) == (paper_id is None):
+        raise ConfigError("give exactly one of --query TEXT or --id PAPER_ID")
+    searcher = SearchIndex.load(index)
+    try:
+        alpha = searcher.weights(_weights(weights))
+        if paper_id is not None:
+            row = searcher.row_of(paper_id)
+            hits = searcher.search(searcher.stored(row), k, alpha, exclude=row)
+        else:
+            encoder = load_encoder(model or searcher.model, cfg.tracking)
+            hits = searcher.search(encode_aspects(encoder, [query or ""]), k, alpha)
+    except (VectorIndexError, UnknownAspect) as exc:
+        raise ConfigError(str(exc)) from exc
+    names = {a: a or "embedding" for a in alpha}
+    table = Table(title="weights " + ", ".join(f"{names[a]}={w:.2f}" for a, w in alpha.items()))
+    for column in ("#", "id", "title", "distance", *(f"d[{names[a]}]" for a in alpha)):
+        table.add_column(column)
+    for rank, hit in enumerate(hits, 1):
+        distances = [f"{hit.distances[a]:.3f}" for a in alpha]
+        table.add_row(
+            str(rank), hit.id, hit.title[:60], f"{sum(alpha[a] * hit.distances[a] for a in alpha):.3f}", *distances
+        )
+    console.print(table)
+
+
 NOT_BUILT = {
-    "distill": (6, "the unified multi-aspect model distilled from aspect encoders"),
-    "search": (6, "aspect-weighted similarity search over FAISS indexes"),
     "tune": (8, "Ray Tune ablation studies"),
     "pipeline": (10, "the end-to-end pipeline"),
 }

@@ -73,3 +73,204 @@ def _ranks(queries, candidates, true_index, similarity, chunk) -> np.ndarray:
         scores = similarity_matrix(queries[start : start + chunk], candidates, similarity)
         out.append(ranks_of_true(scores, true_index[start : start + chunk]))
     return np.concatenate(out).astype(np.float64)
+
+
+def recall_at_k(
+    queries: np.ndarray,
+    candidates: np.ndarray,
+    k: int,
+    true_index: np.ndarray | None = None,
+    similarity: Similarity = "cosine",
+    chunk: int = 2048,
+) -> float:
+    """Share of queries whose true candidate ranks within the top k (ties pessimistic, as in `average_rank`)."""
+    true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
+    return float(np.mean(_ranks(queries, candidates, true_index, similarity, chunk) <= k))
+
+
+def label_agreement(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
+    """SemCSE's clustering score: the share of each query's neighbours that carry the query's label, averaged.
+
+    `neighbour_labels` is [queries, k] (nearest first), e.g. the labels of the 5 nearest training papers.
+    """
+    neighbour_labels, labels = _neighbour_arrays(neighbour_labels, labels)
+    return float(np.mean(neighbour_labels == labels[:, None]))
+
+
+def majority_vote(neighbour_labels: np.ndarray) -> np.ndarray:
+    """The most frequent label among each row's neighbours; a tie goes to the tied label seen nearest.
+
+    Deterministic tie-breaking (instead of e.g. lexical order) keeps kNN accuracy independent of label names.
+    """
+    votes = []
+    for row in np.asarray(neighbour_labels):
+        values, first, counts = np.unique(row, return_index=True, return_counts=True)
+        tied = counts == counts.max()
+        votes.append(values[tied][np.argmin(first[tied])])
+    return np.asarray(votes)
+
+
+def knn_accuracy(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
+    """kNN classification accuracy: the majority label of the k nearest neighbours against the true label."""
+    neighbour_labels, labels = _neighbour_arrays(neighbour_labels, labels)
+    return float(np.mean(majority_vote(neighbour_labels) == labels))
+
+
+def _neighbour_arrays(neighbour_labels: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    neighbour_labels, labels = np.asarray(neighbour_labels), np.asarray(labels)
+    if neighbour_labels.ndim != 2 or len(neighbour_labels) != len(labels) or len(labels) == 0:
+        raise ValueError(f"need [queries, k] neighbour labels for {len(labels)} queries, got {neighbour_labels.shape}")
+    return neighbour_labels, labels
+
+
+def v_measure(labels: np.ndarray, clusters: np.ndarray) -> float:
+    """Harmonic mean of homogeneity and completeness (Rosenberg & Hirschberg 2007)."""
+    from sklearn.metrics import v_measure_score
+
+    return float(v_measure_score(np.asarray(labels), np.asarray(clusters)))
+
+
+def kmeans_v_measure(vectors: np.ndarray, labels: np.ndarray, seed: int = 0) -> float:
+    """V-measure of KMeans with as many clusters as labels (the PhysBERT / MTEB clustering protocol).
+
+    Vectors are L2-normalised first so the clustering sees directions, the geometry cosine models are trained for.
+    """
+    from sklearn.cluster import KMeans
+
+    labels = np.asarray(labels)
+    n_labels = len(np.unique(labels))
+    if n_labels < 2:
+        raise ValueError("V-measure needs at least two distinct labels")
+    x = np.asarray(vectors, dtype=np.float64)
+    x = x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
+    clusters = KMeans(n_clusters=n_labels, n_init=10, random_state=seed).fit_predict(x)
+    return v_measure(labels, clusters)
+
+
+def ndcg_at_k(scores: np.ndarray, relevance: np.ndarray, k: int = 10) -> float:
+    """Mean nDCG@k with linear gain rel / log2(rank + 1); rows without any relevant candidate are skipped.
+
+    `scores` and `relevance` are [queries, candidates]; candidates are ranked by descending score.
+    """
+    scores, relevance = np.asarray(scores, dtype=np.float64), np.asarray(relevance, dtype=np.float64)
+    if scores.shape != relevance.shape:
+        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} differ in shape")
+    k = min(k, scores.shape[1])
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    dcg = (np.take_along_axis(relevance, order, axis=1) * discount).sum(1)
+    ideal = (-np.sort(-relevance, axis=1)[:, :k] * discount).sum(1)
+    keep = ideal > 0
+    if not keep.any():
+        raise ValueError("no query has a relevant candidate; nDCG is undefined")
+    return float(np.mean(dcg[keep] / ideal[keep]))
+
+
+def rowwise_spearman(similarities: np.ndarray, judgements: np.ndarray) -> float:
+    """Per-row Spearman correlation of embedding similarities with judged scores, averaged over rows.
+
+    Both are [n, n] over the same items; NaN marks an unjudged pair and the diagonal is ignored. A row
+    whose judgements (or similarities) are constant has no ranking to agree with and is skipped, as in
+    SemCSE-Multi's aspect-correlation protocol.
+    """
+    from scipy.stats import spearmanr
+
+    sims, judged = _square_pair(similarities, judgements)
+    values = []
+    for i in range(len(sims)):
+        mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
+        x, y = sims[i, mask], judged[i, mask]
+        if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        values.append(spearmanr(x, y).statistic)
+    if not values:
+        raise ValueError("every row has constant judgements or fewer than two judged pairs; Spearman is undefined")
+    return float(np.mean(values))
+
+
+def top_k_overlap(similarities: np.ndarray, judgements: np.ndarray, k: int = 10) -> float:
+    """Share of each item's k most similar items (by embedding) that are among its k best judged, averaged.
+
+    Judged scores are coarse integers, so the judged top-k is often tied at its boundary; tied items
+    count fractionally (slots left / items tied), i.e. the expected overlap under random tie-breaking,
+    which is deterministic and neither rewards nor punishes an arbitrary order.
+    """
+    sims, judged = _square_pair(similarities, judgements)
+    values = []
+    for i in range(len(sims)):
+        mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
+        candidates = np.flatnonzero(mask)
+        if len(candidates) < k:
+            continue
+        scores = judged[i, candidates]
+        boundary = np.sort(scores)[::-1][k - 1]
+        above = scores > boundary
+        weight = np.where(above, 1.0, np.where(scores == boundary, (k - above.sum()) / (scores == boundary).sum(), 0))
+        top = np.argsort(-sims[i, candidates], kind="stable")[:k]
+        values.append(weight[top].sum() / k)
+    if not values:
+        raise ValueError(f"no item has {k} judged partners; top-{k} overlap is undefined")
+    return float(np.mean(values))
+
+
+def _square_pair(similarities: np.ndarray, judgements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sims, judged = np.asarray(similarities, dtype=np.float64), np.asarray(judgements, dtype=np.float64)
+    if sims.ndim != 2 or sims.shape[0] != sims.shape[1] or sims.shape != judged.shape:
+        raise ValueError(f"need two [n, n] matrices over the same items, got {sims.shape} and {judged.shape}")
+    return sims, judged
+
+
+def best_threshold_accuracy(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Accuracy of `score >= t → positive` at the best threshold t (pair classification, 'cosine accuracy')."""
+    scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels).astype(bool)
+    if len(scores) != len(labels) or len(scores) == 0:
+        raise ValueError(f"{len(scores)} scores for {len(labels)} labels")
+    order = np.argsort(-scores, kind="stable")
+    s, y = scores[order], labels[order]
+    # predicting the first i items positive: correct = positives among them + negatives after them
+    correct = np.concatenate([[0], np.cumsum(y)]) + np.concatenate([[(~y).sum()], (~y).sum() - np.cumsum(~y)])
+    cut = np.concatenate([[True], s[1:] != s[:-1], [True]])  # a threshold cannot split tied scores
+    return float(correct[cut].max() / len(s))
+
+
+def cosine_accuracy(a: np.ndarray, b: np.ndarray, labels: np.ndarray) -> float:
+    """Best-threshold accuracy of the cosine similarity of each pair (a_i, b_i)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    cos = (a * b).sum(1) / np.clip(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-12, None)
+    return best_threshold_accuracy(cos, labels)
+
+
+def pca_variance_curve(vectors: np.ndarray, components: int | None = None) -> np.ndarray:
+    """Cumulative share of variance explained by the first 1..components principal components."""
+    x = np.asarray(vectors, dtype=np.float64)
+    x = x - x.mean(0)
+    gram = x.T @ x if x.shape[0] >= x.shape[1] else x @ x.T  # same non-zero eigenvalues, the smaller matrix
+    variances = np.clip(np.linalg.eigvalsh(gram)[::-1], 0, None)
+    total = variances.sum()
+    if total == 0:
+        raise ValueError("all vectors are identical; explained variance is undefined")
+    return np.minimum(np.cumsum(variances)[: components or len(variances)] / total, 1.0)  # no 1 + 1e-16
+
+
+def anisotropy(vectors: np.ndarray, components: int = 50) -> float:
+    """Share of variance in the first `components` principal components: near 1 = a few directions dominate."""
+    curve = pca_variance_curve(vectors, components)
+    return float(curve[-1])
+
+
+def normalised_scores(values: dict[str, float], higher_is_better: bool = True) -> dict[str, float]:
+    """SemCSE's per-task score: best model 1, median model 0.5, linear through both, floored at 0.
+
+    With the best equal to the median the line is undefined: models at the best get 1, the rest 0.
+    """
+    names = list(values)
+    x = np.array([values[n] for n in names], dtype=np.float64)
+    if not higher_is_better:
+        x = -x
+    best, median = x.max(), float(np.median(x))
+    if best == median:
+        scaled = np.where(x == best, 1.0, 0.0)
+    else:
+        scaled = np.clip(0.5 + 0.5 * (x - median) / (best - median), 0.0, 1.0)
+    return dict(zip(names, scaled.tolist()))

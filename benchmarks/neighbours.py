@@ -1,0 +1,72 @@
+"""FAISS vs NumPy brute force for top-10 neighbours of 384-d vectors (10k, 100k, 1M stored).
+
+Why: evaluation and search must stay fast as corpora grow; this shows where an exact FAISS index
+pays off against a chunked NumPy matmul, and what the IVF index (used above
+`evaluation.ivf_threshold`) buys. Vectors are random unit vectors generated in chunks (1M × 384
+float32 = 1.5 GB); queries are limited to 200 so brute force stays affordable.
+
+    .venv/bin/python benchmarks/neighbours.py [--sizes 10000 100000 1000000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from functools import partial
+
+import numpy as np
+from semcse.index import VectorIndex
+
+DIM, K = 384, 10
+
+
+def random_unit(n: int, seed: int, chunk: int = 100_000) -> np.ndarray:
+    """n unit vectors, built chunk by chunk so peak memory is the result plus one chunk."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, chunk):
+        block = rng.standard_normal((min(chunk, n - start), DIM), dtype=np.float32)
+        out[start : start + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def numpy_topk(queries: np.ndarray, stored: np.ndarray, k: int, chunk: int = 200_000) -> np.ndarray:
+    """Exact top-k by inner product, chunked over the stored vectors to bound the score matrix."""
+    best_scores = np.full((len(queries), k), -np.inf, dtype=np.float32)
+    best_rows = np.zeros((len(queries), k), dtype=np.int64)
+    for start in range(0, len(stored), chunk):
+        scores = queries @ stored[start : start + chunk].T
+        top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        merged_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, 1)], axis=1)
+        merged_rows = np.concatenate([best_rows, top + start], axis=1)
+        order = np.argsort(-merged_scores, axis=1)[:, :k]
+        best_scores, best_rows = np.take_along_axis(merged_scores, order, 1), np.take_along_axis(merged_rows, order, 1)
+    return best_rows
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    queries = random_unit(args.queries, seed=1)
+    print(f"{'n':>9} {'method':<12} {'build s':>8} {'query s':>8} {'query ×numpy':>13} {'recall@10':>9}")
+    for n in args.sizes:
+        stored = random_unit(n, seed=0)
+        truth, numpy_s = timed(partial(numpy_topk, queries, stored, K))
+        print(f"{n:>9} {'numpy':<12} {0:>8.2f} {numpy_s:>8.3f} {1:>13.2f} {1:>9.3f}")
+        for name, threshold in (("faiss-flat", n + 1), ("faiss-ivf", 1)):
+            index, build_s = timed(partial(VectorIndex.build, stored, "cosine", ivf_threshold=threshold))
+            (_, rows), query_s = timed(partial(index.search, queries, K))
+            recall = np.mean([len(set(a) & set(b)) / K for a, b in zip(rows, truth)])
+            print(f"{n:>9} {name:<12} {build_s:>8.2f} {query_s:>8.3f} {numpy_s / query_s:>13.2f} {recall:>9.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""SemCSE-Multi's aspect evaluation: summary-retrieval MRR, the aspect correlation matrix, top-10 overlap.
+
+- correlation matrix (per model): each embedding aspect × each judged aspect, the per-abstract
+  Spearman correlation of embedding similarity with the judged scores, averaged over abstracts.
+  The "combined" row uses, for each judged aspect, the model's matching aspect (the paper's
+  "SemCSE-Multi Combined"), or the equal-weight combination of all aspects where it has none. A
+  single-vector model is one aspect, so its combined row is its only row.
+- top-10 overlap: of each abstract's 10 most similar (combined row), the share among its 10 best judged.
+- MRR: two summaries per abstract and aspect, the first retrieves the second among all second
+  summaries; with the matching aspect's embedding (`mrr:<aspect>`) and, for multi-aspect models,
+  the mean over the other aspects' embeddings (`mrr_others:<aspect>`).
+
+Ground truth: files in the `pairwise/` format (the data path itself), or a corpus plus generated
+judgements (`evaluation.judgements`) and generated aspect summaries (`evaluation.texts`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from semcse.config import RunConfig
+from semcse.evaluation import metrics
+from semcse.evaluation.embed import ModelEmbeddings, ModelRef, combined_similarity, combined_vectors, embed_sets
+from semcse.evaluation.inputs import (
+    EvaluationDataError,
+    judgement_matrix,
+    load_corpus,
+    paper_text,
+    read_judgements,
+    read_pairwise,
+    read_texts,
+    text_set,
+)
+from semcse.evaluation.results import SuiteResult
+
+NAME = "aspects"
+COMBINED = "combined"
+
+
+def ground_truth(data: str | Path, cfg: RunConfig) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(abstracts: id, text), (judgements: a, b, aspect, score), (summaries: id, kind, text)."""
+    path = Path(data)
+    pairwise = path.is_dir() or path.name.endswith(("_samples.json", "_pairs.jsonl"))
+    pairwise = pairwise or path.with_name(path.name + "_pairs.jsonl").is_file()
+    if pairwise and not cfg.evaluation.judgements:
+        return read_pairwise(path)
+    if not cfg.evaluation.judgements:
+        raise EvaluationDataError(
+            f"{data}: the aspects suite needs judgements: a pairwise/ directory or prefix as --data, "
+            "or --set evaluation.judgements=JUDGEMENTS.parquet with a corpus"
+        )
+    frame = load_corpus(data, cfg)
+    abstracts = text_set(frame["id"], paper_text(frame))
+    summaries = pd.DataFrame(columns=["id", "kind", "text"])
+    if cfg.evaluation.texts:
+        texts = read_texts(cfg.evaluation.texts)
+        summaries = texts[texts["kind"].str.startswith("aspect:")]
+        summaries = summaries.sort_values(["id", "sample"] if "sample" in summaries else ["id"])
+    return abstracts, read_judgements(cfg.evaluation.judgements), summaries
+
+
+def summary_pairs(summaries: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """Per aspect: (first summaries, second summaries) of the abstracts that have at least two."""
+    pairs = {}
+    for kind, group in summaries.groupby("kind", sort=True):
+        ranked = group.assign(n=group.groupby("id").cumcount())
+        both = ranked.groupby("id")["n"].transform("max") >= 1
+        first, second = ranked[both & (ranked["n"] == 0)], ranked[both & (ranked["n"] == 1)]
+        if len(first) >= 2:
+            pairs[str(kind).removeprefix("aspect:")] = (
+                text_set(first["id"], first["text"]),
+                text_set(second["id"], second["text"]),
+            )
+    return pairs
+
+
+def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
+    abstracts, judgements, summaries = ground_truth(data, cfg)
+    judged_aspects = sorted(judgements["aspect"].astype(str).unique())
+    truth = {
+        a: judgement_matrix(judgements[judgements["aspect"] == a], list(abstracts["id"]), data) for a in judged_aspects
+    }
+    pairs = summary_pairs(summaries)
+    sets = {"abstracts": abstracts}
+    for aspect, (first, second) in pairs.items():
+        sets[f"summaries_{aspect}_1"], sets[f"summaries_{aspect}_2"] = first, second
+    rows, details = {}, {}
+    for spec in models:
+        embedded = embed_sets(spec, sets, Path(out) / "embeddings", cfg.evaluation)
+        matrix, row = _correlations(embedded, abstracts, truth, cfg.evaluation.overlap_k)
+        row |= _retrieval(embedded, pairs)
+        rows[spec.name] = row
+        details[f"correlation_{spec.name}"] = matrix
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    notes = [f"{len(abstracts)} abstracts, judged aspects {judged_aspects}, summary aspects {sorted(pairs)}"]
+    return SuiteResult(NAME, table, details=details, notes=notes)
+
+
+def _correlations(
+    embedded: ModelEmbeddings, abstracts: pd.DataFrame, truth: dict[str, np.ndarray], k: int
+) -> tuple[pd.DataFrame, dict[str, float]]:
+    per_aspect = embedded.vectors("abstracts", abstracts["id"])
+    similarities = {
+        aspect or "embedding": metrics.similarity_matrix(v, v, embedded.similarity) for aspect, v in per_aspect.items()
+    }
+    equal_weight = metrics.similarity_matrix(*(2 * [combined_vectors(per_aspect)]), combined_similarity(embedded))
+    combined = {judged: similarities.get(judged, equal_weight) for judged in truth}
+    matrix = pd.DataFrame(
+        {
+            judged: {
+                row: metrics.rowwise_spearman(sims, scores)
+                for row, sims in [*similarities.items(), (COMBINED, combined[judged])]
+            }
+            for judged, scores in truth.items()
+        }
+    )
+    matrix.index.name = "embedding aspect"
+    row = {f"spearman:{judged}": matrix.loc[COMBINED, judged] for judged in truth}
+    row |= {f"top{k}:{judged}": metrics.top_k_overlap(combined[judged], scores, k) for judged, scores in truth.items()}
+    return matrix, row
+
+
+def _retrieval(embedded: ModelEmbeddings, pairs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> dict[str, float]:
+    row = {}
+    for aspect, (first, second) in pairs.items():
+        ids = sorted(set(first["id"]) & set(second["id"]))
+        queries = embedded.vectors(f"summaries_{aspect}_1", ids)
+        candidates = embedded.vectors(f"summaries_{aspect}_2", ids)
+        if aspect in queries:
+            row[f"mrr:{aspect}"] = metrics.mean_reciprocal_rank(
+                queries[aspect], candidates[aspect], similarity=embedded.similarity
+            )
+            others = [a for a in queries if a != aspect]
+            if others:
+                row[f"mrr_others:{aspect}"] = float(
+                    np.mean(
+                        [
+                            metrics.mean_reciprocal_rank(queries[a], candidates[a], similarity=embedded.similarity)
+                            for a in others
+                        ]
+                    )
+                )
+        else:
+            row[f"mrr:{aspect}"] = metrics.mean_reciprocal_rank(
+                combined_vectors(queries), combined_vectors(candidates), similarity=combined_similarity(embedded)
+            )
+    return row

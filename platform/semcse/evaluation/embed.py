@@ -1,0 +1,298 @@
+"""Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
+
+Each actor of the pool loads the model once and embeds batches; the driver only groups finished
+rows by shard and writes each shard (DESIGN "embeddings" contract: id, aspect, vector) as soon as
+it is complete, so vectors never pile up in memory, and shards are content-keyed so a rerun or a
+second suite over the same texts reuses them. Reading back aligns vectors to the caller's ids and
+refuses missing ids, duplicate ids and NaN vectors with a message that names the problem.
+
+A model is anything with `aspects` and `encode(texts)` (single vector, `aspects == [""]`) or
+`encode(texts, aspects=[...]) -> {aspect: [n, d] array}` (multi-aspect); references load through
+`TextEncoder.load` (saved directory, `models:/name@alias`, or a plain HF encoder with a pooling).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from semcse.config import EvaluationConfig
+from semcse.data.schema import embeddings_schema
+from semcse.data.shards import content_key, finished_keys, read_shards, shard_path, write_shard
+
+
+class EmbeddingError(ValueError):
+    """Stored or produced embeddings that do not fit the texts they should describe."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """One model to compare: a display name, a reference (or an in-memory model) and an optional pooling."""
+
+    name: str
+    ref: Any
+    pooling: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ModelRef:
+        """`[name=]ref[#pooling]`, e.g. `minilm=/models/all-MiniLM-L6-v2` or `bert=/models/bert-base#cls`."""
+        name, _, ref = text.partition("=") if "=" in text.split("#")[0] else ("", "", text)
+        ref, _, pooling = ref.partition("#")
+        if not ref:
+            raise EmbeddingError(f"model {text!r} has an empty reference")
+        if pooling and pooling not in ("cls", "mean", "last"):
+            raise EmbeddingError(f"model {text!r}: unknown pooling {pooling!r}; expected cls, mean or last")
+        default = ref.rstrip("/").rsplit("/", 1)[-1] if not ref.startswith("models:/") else ref[len("models:/") :]
+        return cls(name=name or (f"{default}#{pooling}" if pooling else default), ref=ref, pooling=pooling or None)
+
+    @property
+    def slug(self) -> str:
+        """A file-system-safe, collision-resistant directory name for this model's embeddings."""
+        clean = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")[:60]
+        return f"{clean}-{hashlib.blake2b(self.name.encode(), digest_size=4).hexdigest()}"
+
+
+def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: str = "mean") -> Any:
+    """The model behind a reference; `default_pooling` applies only to plain HF encoder directories."""
+    if not isinstance(spec.ref, str | Path):
+        return spec.ref
+    from semcse.models.encoder import TextEncoder
+
+    pooling = spec.pooling
+    path = Path(str(spec.ref)).expanduser()
+    if pooling is None and path.is_dir() and not (path / "modules.json").is_file():
+        pooling = default_pooling
+    return TextEncoder.load(spec.ref, pooling=pooling, max_length=max_length)
+
+
+def aspects_of(model: Any) -> list[str]:
+    return list(getattr(model, "aspects", None) or [""])
+
+
+def encode_aspects(model: Any, texts: list[str]) -> dict[str, np.ndarray]:
+    """{aspect: float32 [n, d]} for single-vector (`aspects == [""]`) and multi-aspect models alike."""
+    aspects = aspects_of(model)
+    if aspects == [""]:
+        out: Mapping[str, Any] = {"": model.encode(texts)}
+    else:
+        out = model.encode(texts, aspects=aspects)
+        missing = [a for a in aspects if a not in out]
+        if missing:
+            raise EmbeddingError(f"model returned no vectors for aspect(s) {missing}")
+    return {a: np.asarray(out[a], dtype=np.float32) for a in aspects}
+
+
+class _EmbedActor:
+    """A Ray Data actor: loads the model once, then turns batches of (shard, id, text) into vectors."""
+
+    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str) -> None:
+        import torch
+
+        self.model = load_model(spec, max_length, default_pooling)
+        if torch.cuda.is_available() and isinstance(self.model, torch.nn.Module):
+            self.model.to("cuda")
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        per_aspect = encode_aspects(self.model, [str(t) for t in batch["text"]])
+        n = len(batch["id"])
+        return {
+            "shard": np.concatenate([batch["shard"]] * len(per_aspect)),
+            "id": np.concatenate([batch["id"]] * len(per_aspect)),
+            "aspect": np.repeat(np.array(list(per_aspect), dtype=object), n),
+            "vector": np.concatenate(list(per_aspect.values())),
+        }
+
+
+@dataclass
+class ModelEmbeddings:
+    """Where one model's text sets live on disk, plus the model facts evaluation needs."""
+
+    spec: ModelRef
+    similarity: str
+    aspects: list[str]
+    directory: Path
+    sets: dict[str, list[str]] = field(default_factory=dict)
+
+    def vectors(self, set_name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """{aspect: [n, d]} of a text set, rows in the order of `ids`."""
+        return read_embeddings(self.directory / set_name, ids, self.aspects, self.sets[set_name])
+
+
+def embed_sets(
+    spec: ModelRef,
+    sets: Mapping[str, pd.DataFrame],
+    out_dir: str | Path,
+    cfg: EvaluationConfig,
+    show_progress: bool = True,
+) -> ModelEmbeddings:
+    """Embed every text set (frames with `id`, `text`) with one model; returns a handle on the stored vectors."""
+    import ray
+
+    from semcse.runtime import init_ray
+
+    probe = load_model(spec, cfg.max_length, cfg.pooling)
+    similarity = str(getattr(probe, "similarity", "cosine"))
+    aspects = aspects_of(probe)
+    del probe
+    directory = Path(out_dir) / spec.slug
+    settings = {
+        "model": _fingerprint(spec),
+        "pooling": spec.pooling or cfg.pooling,
+        "max_length": cfg.max_length,
+        "aspects": aspects,
+    }
+    result = ModelEmbeddings(spec=spec, similarity=similarity, aspects=aspects, directory=directory)
+    pending: list[pd.DataFrame] = []
+    targets: dict[str, tuple[list[Path], int]] = {}  # one key may serve several sets holding the same texts
+    for set_name, frame in sets.items():
+        _check_text_set(set_name, frame)
+        result.sets[set_name] = []
+        done = finished_keys(directory / set_name)
+        for start in range(0, len(frame), cfg.shard_rows):
+            chunk = frame.iloc[start : start + cfg.shard_rows]
+            key = content_key(zip(chunk["id"], chunk["text"]), settings)
+            result.sets[set_name].append(key)
+            if key in done:
+                continue
+            if key in targets:
+                targets[key][0].append(directory / set_name)
+                continue
+            targets[key] = ([directory / set_name], len(chunk) * len(aspects))
+            pending.append(pd.DataFrame({"shard": key, "id": chunk["id"].values, "text": chunk["text"].values}))
+    if pending:
+        init_ray()
+        dataset = ray.data.from_pandas(pending).map_batches(
+            _EmbedActor,
+            fn_constructor_kwargs={"spec": spec, "max_length": cfg.max_length, "default_pooling": cfg.pooling},
+            batch_size=cfg.batch_size,
+            concurrency=cfg.actors,
+            num_cpus=cfg.cpus_per_actor,
+            num_gpus=cfg.gpus_per_actor or None,
+        )
+        _stream_to_shards(dataset, targets, show_progress, desc=f"embed {spec.name}")
+    return result
+
+
+def _check_text_set(name: str, frame: pd.DataFrame) -> None:
+    if not {"id", "text"} <= set(frame.columns):
+        raise EmbeddingError(f"text set {name!r} needs columns id and text, has {list(frame.columns)}")
+    duplicated = frame["id"][frame["id"].duplicated()]
+    if len(duplicated):
+        raise EmbeddingError(f"text set {name!r} has duplicate ids, e.g. {duplicated.iloc[0]!r}")
+
+
+def _stream_to_shards(
+    dataset: Any, targets: dict[str, tuple[list[Path], int]], show_progress: bool, desc: str
+) -> None:
+    """Group streamed rows by shard; write each shard the moment its last row arrives."""
+    from tqdm.auto import tqdm
+
+    buffers: dict[str, list[pa.Table]] = {}
+    counts: dict[str, int] = {}
+    total = sum(n for _, n in targets.values())
+    with tqdm(total=total, desc=desc, unit="vec", disable=not show_progress) as bar:
+        for batch in dataset.iter_batches(batch_format="numpy", batch_size=None):
+            vectors = np.asarray(batch["vector"], dtype=np.float32)
+            for key in np.unique(batch["shard"]):
+                rows = batch["shard"] == key
+                buffers.setdefault(key, []).append(
+                    _embedding_table(batch["id"][rows], batch["aspect"][rows], vectors[rows])
+                )
+                counts[key] = counts.get(key, 0) + int(rows.sum())
+                directories, expected = targets[key]
+                if counts[key] == expected:
+                    table = pa.concat_tables(buffers.pop(key))
+                    for directory in directories:
+                        write_shard(directory, key, table)
+            bar.update(len(vectors))
+    unfinished = [k for k, (dirs, _) in targets.items() if not all(shard_path(d, k).is_file() for d in dirs)]
+    if unfinished:
+        raise EmbeddingError(f"{len(unfinished)} shard(s) came back incomplete, e.g. {unfinished[0]}")
+
+
+def _embedding_table(ids: np.ndarray, aspects: np.ndarray, vectors: np.ndarray) -> pa.Table:
+    dim = vectors.shape[1]
+    flat = pa.array(vectors.reshape(-1), type=pa.float32())
+    return pa.Table.from_arrays(
+        [pa.array(ids.astype(str)), pa.array(aspects.astype(str)), pa.FixedSizeListArray.from_arrays(flat, dim)],
+        schema=embeddings_schema(dim),
+    )
+
+
+def read_embeddings(
+    directory: str | Path, ids: Sequence[str], aspects: Sequence[str], keys: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Vectors of `ids` ({aspect: [n, d]}) from a shard directory (all shards, or only `keys`)."""
+    table = read_shards(directory, keys)
+    out = {}
+    for aspect in aspects:
+        part = table.filter(pc.equal(table["aspect"], aspect))
+        stored = part["id"].to_pylist()
+        vectors = _to_numpy(part["vector"])
+        if len(set(stored)) != len(stored):
+            raise EmbeddingError(f"{directory}: duplicate ids in stored embeddings for aspect {aspect!r}")
+        position = {key: i for i, key in enumerate(stored)}
+        missing = [key for key in ids if key not in position]
+        if missing:
+            raise EmbeddingError(
+                f"{directory}: mismatched ids: {len(missing)} of {len(ids)} ids have no stored vector for "
+                f"aspect {aspect!r}, e.g. {missing[:3]}"
+            )
+        vectors = vectors[[position[key] for key in ids]]
+        check_finite(vectors, f"{directory} (aspect {aspect!r})")
+        out[aspect] = vectors
+    return out
+
+
+def _to_numpy(column: pa.ChunkedArray) -> np.ndarray:
+    array = column.combine_chunks()
+    if len(array) == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return array.flatten().to_numpy(zero_copy_only=False).reshape(len(array), array.type.list_size)
+
+
+def check_finite(vectors: np.ndarray, where: str) -> None:
+    """Refuse NaN/inf vectors: one of them silently corrupts every rank and neighbour it touches."""
+    bad = ~np.isfinite(vectors).all(1)
+    if bad.any():
+        raise EmbeddingError(
+            f"{where}: {int(bad.sum())} vector(s) contain NaN or infinite values (row {np.argmax(bad)})"
+        )
+
+
+def _fingerprint(spec: ModelRef) -> str:
+    """What identifies the model's weights for shard keys: the reference plus file sizes/mtimes of a local dir."""
+    if not isinstance(spec.ref, str | Path):
+        return f"object:{type(spec.ref).__qualname__}:{id(spec.ref)}"
+    path = Path(str(spec.ref)).expanduser()
+    if not path.is_dir():
+        return str(spec.ref)
+    stats = sorted(
+        (str(p.relative_to(path)), p.stat().st_size, p.stat().st_mtime_ns) for p in path.rglob("*") if p.is_file()
+    )
+    return f"{path.resolve()}:{content_key(stats)}"
+
+
+def combined_vectors(per_aspect: Mapping[str, np.ndarray]) -> np.ndarray:
+    """One vector per text: the only aspect, or the concatenated L2-normalised aspects of a multi-aspect model.
+
+    Cosine similarity of the concatenation is the mean of the aspects' cosines, an equally weighted combination.
+    """
+    if len(per_aspect) == 1:
+        return next(iter(per_aspect.values()))
+    parts = [v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None) for v in per_aspect.values()]
+    return np.concatenate(parts, axis=1) / np.sqrt(len(parts))
+
+
+def combined_similarity(model: ModelEmbeddings) -> str:
+    """The metric of `combined_vectors`: the model's own for one aspect, cosine for a concatenation."""
+    return model.similarity if len(model.aspects) == 1 else "cosine"

@@ -1,0 +1,209 @@
+"""What the suites read: corpora with labels and splits, text sets, generated texts and judgements.
+
+Every reader fails with an `EvaluationDataError` that names the file, the column and the rows at
+fault, because an evaluation silently run on the wrong rows is worse than none.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from semcse.config import RunConfig
+from semcse.data.io import read_corpus
+from semcse.data.sentences import split_sentences
+from semcse.data.split import split_of, unit_hash
+
+
+class EvaluationDataError(ValueError):
+    """Evaluation input that cannot be used as asked (missing labels, unknown ids, bad judgement files)."""
+
+
+def load_corpus(path: str | Path, cfg: RunConfig) -> pd.DataFrame:
+    """The corpus with canonical `id`, `title`, `abstract` columns (extra columns kept)."""
+    frame = read_corpus(path, cfg.corpus)
+    duplicated = frame["id"][frame["id"].duplicated()]
+    if len(duplicated):
+        raise EvaluationDataError(f"{path}: duplicate ids, e.g. {duplicated.iloc[0]!r}; validate the corpus first")
+    return frame.reset_index(drop=True)
+
+
+def label_column(frame: pd.DataFrame, cfg: RunConfig, required: bool, source: str | Path) -> str | None:
+    """evaluation.label_col, else corpus.label_col, else `label` when present; missing labels are an error."""
+    column = cfg.evaluation.label_col or cfg.corpus.label_col or ("label" if "label" in frame.columns else None)
+    if column is None:
+        if required:
+            raise EvaluationDataError(
+                f"{source}: missing labels: no label column (columns are {list(frame.columns)}); "
+                "name it with --set evaluation.label_col=COLUMN"
+            )
+        return None
+    if column not in frame.columns:
+        raise EvaluationDataError(f"{source}: missing labels: label column {column!r} not in {list(frame.columns)}")
+    empty = frame[column].isna() | (frame[column].astype(str).str.strip() == "")
+    if empty.any():
+        raise EvaluationDataError(
+            f"{source}: missing labels: {int(empty.sum())} of {len(frame)} rows have no {column!r}, "
+            f"e.g. id {frame['id'][empty].iloc[0]!r}"
+        )
+    return column
+
+
+def test_mask(frame: pd.DataFrame, cfg: RunConfig) -> np.ndarray:
+    """Rows evaluated as queries: the split column's `test` rows, else a stable hash split of the ids."""
+    column = cfg.evaluation.split_col
+    if column in frame.columns:
+        mask = frame[column].astype(str).str.lower().eq("test").to_numpy()
+    else:
+        c = cfg.corpus
+        mask = np.array([split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == "test" for i in frame["id"]])
+    if mask.all() or not mask.any():
+        raise EvaluationDataError(
+            f"need both test and non-test rows for kNN, got {int(mask.sum())} test of {len(mask)}"
+        )
+    return mask
+
+
+def sample_ids(ids: pd.Series, limit: int | None, seed: str = "semcse-eval") -> np.ndarray:
+    """Boolean mask keeping at most `limit` rows, chosen by a stable hash of the id (same rows every run)."""
+    if limit is None or len(ids) <= limit:
+        return np.ones(len(ids), dtype=bool)
+    keys = np.array([unit_hash(str(i), seed) for i in ids])
+    return keys <= np.sort(keys)[limit - 1]
+
+
+def paper_text(frame: pd.DataFrame) -> pd.Series:
+    """Title and abstract joined, the usual input of scientific-document encoders."""
+    return (frame["title"].fillna("").astype(str) + " " + frame["abstract"].fillna("").astype(str)).str.strip()
+
+
+def halves(abstract: str) -> tuple[str, str]:
+    """First and second half of an abstract by sentences (by words when it has a single sentence)."""
+    sentences = split_sentences(abstract)
+    if len(sentences) < 2:
+        words = abstract.split()
+        middle = len(words) // 2
+        return " ".join(words[:middle]), " ".join(words[middle:])
+    middle = len(sentences) // 2
+    return " ".join(sentences[:middle]), " ".join(sentences[middle:])
+
+
+def text_set(ids: pd.Series | list[str], texts: pd.Series | list[str]) -> pd.DataFrame:
+    """A frame of (id, text) with empty texts dropped: the unit `embed_sets` embeds."""
+    frame = pd.DataFrame({"id": list(map(str, ids)), "text": [str(t) if t is not None else "" for t in texts]})
+    return frame[frame["text"].str.strip() != ""].reset_index(drop=True)
+
+
+def read_texts(path: str | Path) -> pd.DataFrame:
+    """Generated texts (DESIGN "texts" contract); `applicable == False` rows are dropped, not embedded."""
+    path = Path(path)
+    if not path.exists():
+        raise EvaluationDataError(f"texts not found: {path}")
+    frame = pd.read_parquet(path)
+    missing = {"id", "kind", "text"} - set(frame.columns)
+    if missing:
+        raise EvaluationDataError(f"{path}: not a texts file, missing column(s) {sorted(missing)}")
+    if "applicable" in frame.columns:
+        frame = frame[frame["applicable"].fillna(True).astype(bool)]
+    return frame.assign(id=frame["id"].astype(str))
+
+
+def queries_from(frame: pd.DataFrame, cfg: RunConfig, source: str | Path) -> pd.DataFrame | None:
+    """(id, text) of one query per paper: generated `kind='query'` texts, or a text column (e.g. `tldr`)."""
+    if cfg.evaluation.query_col:
+        column = cfg.evaluation.query_col
+        if column not in frame.columns:
+            raise EvaluationDataError(f"{source}: query column {column!r} not in {list(frame.columns)}")
+        return text_set(frame["id"], frame[column].fillna(""))
+    if cfg.evaluation.texts:
+        texts = read_texts(cfg.evaluation.texts)
+        queries = texts[texts["kind"] == "query"].sort_values(["id", "sample"] if "sample" in texts else ["id"])
+        queries = queries.drop_duplicates("id")
+        return text_set(queries["id"], queries["text"]) if len(queries) else None
+    return None
+
+
+def judgement_matrix(pairs: pd.DataFrame, ids: list[str], source: str | Path) -> np.ndarray:
+    """Symmetric [n, n] scores over `ids` from (a, b, score) rows; NaN where a pair was not judged."""
+    position = {key: i for i, key in enumerate(ids)}
+    unknown = sorted(set(pairs["a"]).union(pairs["b"]) - set(position))
+    if unknown:
+        raise EvaluationDataError(
+            f"{source}: mismatched ids: {len(unknown)} judged id(s) are not in the evaluated texts, e.g. {unknown[:3]}"
+        )
+    a = pairs["a"].map(position).to_numpy()
+    b = pairs["b"].map(position).to_numpy()
+    total = np.zeros((len(ids), len(ids)))
+    count = np.zeros((len(ids), len(ids)))
+    scores = pairs["score"].to_numpy(dtype=np.float64)
+    np.add.at(total, (a, b), scores)
+    np.add.at(total, (b, a), scores)
+    np.add.at(count, (a, b), 1)
+    np.add.at(count, (b, a), 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def read_pairwise(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Judgement files in the `pairwise/` format: `<prefix>_samples.json` + `<prefix>_pairs.jsonl`.
+
+    `path` is the directory (every prefix in it), a prefix, or one of the two files. The judged aspect
+    is the prefix's last `_` part (`medical_methodology` → `methodology`). Returns the abstracts
+    (id, text), judgements (a, b, aspect, score) and the samples' example summaries (id, kind, text),
+    which serve as the aspect summaries for summary-retrieval MRR.
+    """
+    path = Path(path)
+    if path.is_dir():
+        prefixes = sorted(p.with_name(p.name[: -len("_pairs.jsonl")]) for p in path.glob("*_pairs.jsonl"))
+    else:
+        name = path.name
+        for suffix in ("_samples.json", "_pairs.jsonl", "_*"):
+            name = name.removesuffix(suffix)
+        prefixes = [path.with_name(name)]
+    if not prefixes:
+        raise EvaluationDataError(f"{path}: no *_pairs.jsonl judgement files")
+    texts, judged, summaries = [], [], []
+    for prefix in prefixes:
+        samples_file = prefix.with_name(prefix.name + "_samples.json")
+        pairs_file = prefix.with_name(prefix.name + "_pairs.jsonl")
+        for required in (samples_file, pairs_file):
+            if not required.is_file():
+                raise EvaluationDataError(f"judgements in the pairwise format need {required}, which does not exist")
+        aspect = prefix.name.rsplit("_", 1)[-1]
+        samples = json.loads(samples_file.read_text(encoding="utf-8"))
+        for key, sample in samples.items():
+            texts.append({"id": str(key), "text": sample["abstract"]})
+            for sentence in _meta(sample).get("sample_sentences", []):
+                summaries.append({"id": str(key), "kind": f"aspect:{aspect}", "text": sentence})
+        pairs = pd.read_json(pairs_file, lines=True, dtype={"a": str, "b": str})
+        judged.append(pairs.assign(aspect=aspect, a=pairs["a"].astype(str), b=pairs["b"].astype(str)))
+    abstracts = pd.DataFrame(texts).drop_duplicates("id").reset_index(drop=True)
+    return abstracts, pd.concat(judged, ignore_index=True), pd.DataFrame(summaries, columns=["id", "kind", "text"])
+
+
+def _meta(sample: dict) -> dict:
+    """The samples' `meta` field is a Python-literal string in the shipped files, or a mapping."""
+    import ast
+
+    meta = sample.get("meta") or {}
+    if isinstance(meta, str):
+        try:
+            meta = ast.literal_eval(meta)
+        except (ValueError, SyntaxError):
+            return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def read_judgements(path: str | Path) -> pd.DataFrame:
+    """Generated judgements (DESIGN "judgements" contract: a, b, aspect, score)."""
+    path = Path(path)
+    if not path.exists():
+        raise EvaluationDataError(f"judgements not found: {path}")
+    frame = pd.read_parquet(path)
+    missing = {"a", "b", "aspect", "score"} - set(frame.columns)
+    if missing:
+        raise EvaluationDataError(f"{path}: not a judgements file, missing column(s) {sorted(missing)}")
+    return frame.assign(a=frame["a"].astype(str), b=frame["b"].astype(str))

@@ -1,0 +1,71 @@
+"""Tables the way the papers print them (models as rows), on disk and in MLflow.
+
+Each suite gets `<out>/<suite>/`: `<suite>.csv` and `<suite>.md` (with the suite's notes), one CSV
+per detail table (e.g. each model's aspect correlation matrix), and every number is logged to
+MLflow as `<suite>/<model>/<metric>` so runs can be compared in the UI.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from semcse.evaluation.results import SuiteResult
+from semcse.tracking import Tracker
+
+
+def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
+    """A GitHub-flavoured markdown table; the index (model names) becomes the first column."""
+    header = [table.index.name or "model", *map(str, table.columns)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * len(table.columns)) + "|"]
+    for name, row in table.iterrows():
+        cells = [f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in row.tolist()]
+        lines.append("| " + " | ".join([str(name), *cells]) + " |")
+    return "\n".join(lines)
+
+
+def suite_markdown(result: SuiteResult) -> str:
+    arrows = {c: " ↓" if c in result.lower_is_better else "" for c in result.table.columns}
+    parts = [f"## {result.name}", "", markdown_table(result.table.rename(columns=lambda c: f"{c}{arrows[c]}"))]
+    for name, detail in result.details.items():
+        parts += ["", f"### {name}", "", markdown_table(detail)]
+    if result.notes:
+        parts += ["", *(f"- {note}" for note in result.notes)]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(result: SuiteResult, out: str | Path) -> Path:
+    """Write the suite's CSV, markdown and detail CSVs into `<out>/<suite>/`; returns that directory."""
+    directory = Path(out) / result.name
+    directory.mkdir(parents=True, exist_ok=True)
+    result.table.rename_axis("model").to_csv(directory / f"{result.name}.csv")
+    (directory / f"{result.name}.md").write_text(suite_markdown(result), encoding="utf-8")
+    for name, detail in result.details.items():
+        detail.to_csv(directory / f"{safe_name(name)}.csv")
+    return directory
+
+
+def log_result(result: SuiteResult, directory: Path, tracker: Tracker) -> None:
+    """Every table cell and detail cell as an MLflow metric, and the suite's directory as artifacts."""
+    values = {
+        f"{result.name}/{safe_name(model)}/{safe_name(metric)}": float(value)
+        for model, row in result.table.iterrows()
+        for metric, value in row.items()
+        if pd.notna(value)
+    }
+    for name, detail in result.details.items():
+        values |= {
+            f"{result.name}/{safe_name(name)}/{safe_name(str(r))}/{safe_name(str(c))}": float(v)
+            for r, row in detail.iterrows()
+            for c, v in row.items()
+            if pd.notna(v)
+        }
+    tracker.log_metrics(values)
+    tracker.log_artifact(directory, artifact_path=result.name)
+
+
+def safe_name(name: str) -> str:
+    """MLflow metric keys and file names allow letters, digits and `_-. :/`; anything else becomes `_`."""
+    return re.sub(r"[^A-Za-z0-9_\-. :]+", "_", name)

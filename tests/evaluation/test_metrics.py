@@ -1,0 +1,141 @@
+"""Every metric against values worked out by hand on arrays small enough to check on paper."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from semcse.evaluation import metrics
+
+
+def test_average_rank_mrr_and_recall():
+    # candidates on the unit circle; query i's true match is candidate i
+    candidates = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    # q0 points at c0 (rank 1); q1 is closest to c0 (cos .8), then c1 (.6), then c2 (-.8) -> rank 2;
+    # q2 is closest to c1 (.8), then c2 (.6) -> rank 2
+    queries = np.array([[1.0, 0.0], [0.8, 0.6], [-0.6, 0.8]])
+    assert metrics.average_rank(queries, candidates) == pytest.approx((1 + 2 + 2) / 3)
+    assert metrics.mean_reciprocal_rank(queries, candidates) == pytest.approx((1 + 0.5 + 0.5) / 3)
+    assert metrics.recall_at_k(queries, candidates, k=1) == pytest.approx(1 / 3)
+    assert metrics.recall_at_k(queries, candidates, k=2) == pytest.approx(1.0)
+
+
+def test_euclidean_ranks_differ_from_cosine():
+    # q=(1,0); c0=(10,0) is the same direction but far, c1=(0.9,0.1) is near -> Euclidean prefers c1
+    q, c = np.array([[1.0, 0.0]]), np.array([[10.0, 0.0], [0.9, 0.1]])
+    assert metrics.average_rank(q, c, np.array([0]), similarity="cosine") == 1
+    assert metrics.average_rank(q, c, np.array([0]), similarity="euclidean") == 2
+
+
+def test_label_agreement_and_knn_accuracy():
+    neighbours = np.array([["a", "a", "b", "b", "b"], ["b", "a", "a", "c", "c"]])
+    labels = np.array(["a", "c"])
+    # row 0: 2 of 5 are 'a' = .4; row 1: 2 of 5 are 'c' = .4
+    assert metrics.label_agreement(neighbours, labels) == pytest.approx(0.4)
+    # votes: row 0 -> b (3 votes); row 1 -> a and c tie at 2, 'a' is seen nearer -> a; both wrong
+    assert metrics.majority_vote(neighbours).tolist() == ["b", "a"]
+    assert metrics.knn_accuracy(neighbours, labels) == 0.0
+    assert metrics.knn_accuracy(neighbours, np.array(["b", "a"])) == 1.0
+    with pytest.raises(ValueError, match="neighbour labels"):
+        metrics.knn_accuracy(neighbours, np.array(["a"]))
+
+
+def test_v_measure_hand_computed():
+    # labels [0,0,1,1], clusters [0,0,0,1] (entropies in bits, the ratios are base-free)
+    # H(C)=1; H(C|K) = 3/4 * H(2/3,1/3) = 3/4 * 0.918296 = 0.688722 -> homogeneity h = 0.311278
+    # H(K)=H(3/4,1/4)=0.811278; H(K|C) = 1/2 * H(1/2,1/2) = 0.5 -> completeness c = 1 - 0.5/0.811278 = 0.383689
+    # V = 2hc/(h+c) = 0.343711
+    h = 1 - 0.75 * (-(2 / 3) * math.log2(2 / 3) - (1 / 3) * math.log2(1 / 3))
+    c = 1 - 0.5 / (-(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25)))
+    assert metrics.v_measure([0, 0, 1, 1], [0, 0, 0, 1]) == pytest.approx(2 * h * c / (h + c))
+    assert metrics.v_measure([0, 0, 1, 1], [0, 0, 0, 1]) == pytest.approx(0.343711, abs=1e-6)
+
+
+def test_kmeans_v_measure_separated_and_mixed():
+    rng = np.random.default_rng(0)
+    centres = np.array([[10.0, 0, 0], [0, 10.0, 0], [0, 0, 10.0]])
+    labels = np.repeat([0, 1, 2], 20)
+    vectors = centres[labels] + rng.normal(scale=0.1, size=(60, 3))
+    assert metrics.kmeans_v_measure(vectors, labels) == pytest.approx(1.0)
+    # labels unrelated to the geometry score far lower
+    assert metrics.kmeans_v_measure(vectors, np.tile([0, 1, 2], 20)) < 0.2
+
+
+def test_ndcg_at_k_hand_computed():
+    scores = np.array([[0.9, 0.8, 0.7]])
+    relevance = np.array([[0.0, 1.0, 1.0]])
+    # DCG = 0/log2(2) + 1/log2(3) + 1/log2(4) = 0.630930 + 0.5; ideal = 1 + 0.630930
+    assert metrics.ndcg_at_k(scores, relevance, k=10) == pytest.approx(
+        (1 / math.log2(3) + 0.5) / (1 + 1 / math.log2(3))
+    )
+    # k=1: top item is irrelevant -> 0; a second row without relevant items is skipped
+    both = np.vstack([relevance, [[0.0, 0.0, 0.0]]])
+    assert metrics.ndcg_at_k(np.vstack([scores, scores]), both, k=1) == 0.0
+
+
+def test_rowwise_spearman_skips_constant_rows():
+    nan = np.nan
+    sims = np.array(
+        [
+            [1.0, 0.9, 0.5, 0.1],
+            [0.9, 1.0, 0.2, 0.3],
+            [0.5, 0.2, 1.0, 0.4],
+            [0.1, 0.3, 0.4, 1.0],
+        ]
+    )
+    judged = np.array(
+        [
+            [nan, 3.0, 2.0, 1.0],  # row 0: sims .9,.5,.1 vs 3,2,1 -> same order, rho = 1
+            [3.0, nan, 1.0, 2.0],  # row 1: sims .9,.2,.3 vs 3,1,2 -> same order, rho = 1
+            [2.0, 1.0, nan, 1.0],  # row 2: sims .5,.2,.4 -> ranks 3,1,2; judged 2,1,1 -> ranks 3,1.5,1.5
+            [1.0, 1.0, 1.0, nan],  # row 3: constant judgements -> skipped
+        ]
+    )
+    # row 2: d = (0, -0.5, 0.5) after centring ranks: x=(1,-1,0), y=(1,-.5,-.5) -> rho = 1.5/sqrt(2*1.5) = 0.866025
+    expected = (1 + 1 + 1.5 / math.sqrt(2 * 1.5)) / 3
+    assert metrics.rowwise_spearman(sims, judged) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="constant"):
+        metrics.rowwise_spearman(sims, np.ones((4, 4)))
+
+
+def test_top_k_overlap_counts_ties_fractionally():
+    nan = np.nan
+    # item 0 against items 1..4, k=2; embedding top-2 = items 1, 2
+    sims = np.zeros((5, 5))
+    sims[0, 1:] = [0.9, 0.8, 0.2, 0.1]
+    judged = np.full((5, 5), nan)
+    judged[0, 1:] = [3, 1, 3, 1]  # judged top-2 = items 1, 3 exactly -> overlap 1/2
+    assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx(0.5)
+    judged[0, 1:] = [3, 2, 2, 2]  # item 1 sure; one slot left for 3 tied items -> item 2 counts 1/3
+    assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx((1 + 1 / 3) / 2)
+
+
+def test_best_threshold_accuracy():
+    # scores sorted .9 .8 .3 .1 with labels 1 0 1 0; thresholds: none positive .5, >=.9 .75, >=.8 .5,
+    # >=.3 .75, >=.1 .5 -> best .75
+    assert metrics.best_threshold_accuracy([0.9, 0.8, 0.3, 0.1], [1, 0, 1, 0]) == pytest.approx(0.75)
+    # a threshold cannot split tied scores: .5 .5 with labels 1 0 -> best is .5, not 1
+    assert metrics.best_threshold_accuracy([0.5, 0.5], [1, 0]) == pytest.approx(0.5)
+    # cosine: pair 0 identical (cos 1, positive), pair 1 orthogonal (cos 0, negative) -> separable
+    a, b = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[2.0, 0.0], [0.0, 1.0]])
+    assert metrics.cosine_accuracy(a, b, [1, 0]) == 1.0
+
+
+def test_anisotropy_and_pca_curve():
+    # points (+-3,0,0), (0,+-1,0): population variances 4.5 (x), 0.5 (y), 0 (z) -> first PC 4.5/5 = .9
+    x = np.array([[3.0, 0, 0], [-3.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0]])
+    assert metrics.pca_variance_curve(x).tolist() == pytest.approx([0.9, 1.0, 1.0])
+    assert metrics.anisotropy(x, components=1) == pytest.approx(0.9)
+    assert metrics.anisotropy(x) == pytest.approx(1.0)
+
+
+def test_normalised_scores_best_median_floor():
+    # higher is better: best 10 -> 1, median 6 -> .5, 4 -> .5 + .5*(4-6)/(10-6) = .25, 0 -> floored at 0
+    scores = metrics.normalised_scores({"a": 10, "b": 6, "c": 4, "d": 0, "e": 8})
+    assert scores == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.25, "d": 0.0, "e": 0.75})
+    # lower is better (average rank): best 1 -> 1, median 2 -> .5, 3 -> 0
+    assert metrics.normalised_scores({"x": 1, "y": 2, "z": 3}, higher_is_better=False) == pytest.approx(
+        {"x": 1.0, "y": 0.5, "z": 0.0}
+    )
+    assert metrics.normalised_scores({"only": 3.0}) == {"only": 1.0}

@@ -1,0 +1,147 @@
+"""Suites end to end on the 40-abstract sample corpus: the CLI, reports, plots, MLflow, and errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import ray.cloudpickle
+from semcse.cli import app
+from semcse.config import load_config
+from semcse.evaluation import aspects
+from semcse.evaluation.embed import ModelRef
+from typer.testing import CliRunner
+
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
+
+
+def _tracking_flags(tracking) -> list[str]:
+    return [
+        "--set",
+        f"tracking.tracking_uri={tracking.tracking_uri}",
+        "--set",
+        f"tracking.artifact_location={tracking.artifact_location}",
+        "--set",
+        f"tracking.experiment={tracking.experiment}",
+    ]
+
+
+def test_semantic_and_knn_through_the_cli(ray_cluster, tiny_encoder_dir, sample_corpus_path, tracking, tmp_path):
+    out = tmp_path / "eval"
+    args = ["evaluate", "--suite", "semantic", "--suite", "knn", "--data", str(sample_corpus_path), "--out", str(out)]
+    args += ["--model", f"tiny={tiny_encoder_dir}", "--model", f"tiny-cls={tiny_encoder_dir}#cls"]
+    args += ["--set", "evaluation.label_col=topic", "--set", "evaluation.query_col=title"]
+    args += ["--set", "corpus.test_fraction=0.3", "--set", "evaluation.tsne_points=40"]
+    result = CliRunner().invoke(app, args + _tracking_flags(tracking))
+    assert result.exit_code == 0, result.output
+    assert "| model | title_abstract" in result.output and "tiny-cls" in result.output
+
+    semantic = pd.read_csv(out / "semantic" / "semantic.csv", index_col="model")
+    assert list(semantic.index) == ["tiny", "tiny-cls"]
+    assert set(semantic.columns) == {"title_abstract", "half_half", "query_paper", "clustering", "overall"}
+    for task in ("title_abstract", "half_half", "query_paper"):
+        assert semantic[task].between(1, 40).all()
+    # two models: the better one scores 1 on a task, the other 0 (median = their mean), so overall is in [0, 1]
+    assert semantic["overall"].between(0, 1).all() and semantic["overall"].max() > 0
+    knn = pd.read_csv(out / "knn" / "knn.csv", index_col="model")
+    assert set(knn.columns) == {"knn_accuracy", "label_agreement", "v_measure", "anisotropy"}
+    assert knn.to_numpy().min() >= 0 and knn.to_numpy().max() <= 1
+    # the knn suite reused the semantic suite's paper embeddings: one shard directory per model holds both
+    assert (out / "semantic" / "semantic.md").read_text().startswith("## semantic")
+    for suite in ("semantic", "knn"):
+        assert (out / suite / "pca_variance.png").stat().st_size > 0
+        assert (out / suite / "tsne_tiny-cls.png").stat().st_size > 0
+
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=tracking.tracking_uri)
+    run = client.search_runs([client.get_experiment_by_name(tracking.experiment).experiment_id])[0]
+    assert run.data.metrics["knn/tiny/knn_accuracy"] == pytest.approx(knn.loc["tiny", "knn_accuracy"])
+    assert run.data.metrics["semantic/tiny-cls/overall"] == pytest.approx(semantic.loc["tiny-cls", "overall"])
+
+
+def test_cli_errors_are_one_clear_line(sample_corpus_path, tmp_path):
+    runner = CliRunner()
+    base = ["evaluate", "--data", str(sample_corpus_path), "--out", str(tmp_path), "--set", "tracking.enabled=false"]
+    result = runner.invoke(app, [*base, "--suite", "knn", "--model", "x=/nowhere"])
+    assert result.exit_code == 2 and "missing labels" in result.output
+    result = runner.invoke(app, [*base, "--suite", "knn"])
+    assert result.exit_code == 2 and "no models" in result.output
+
+
+class TopicOracle:
+    """A two-aspect stand-in model: 'topic' is the one-hot topic of the abstract a text comes from, 'noise' is not."""
+
+    aspects = ["topic", "noise"]
+    similarity = "cosine"
+
+    def __init__(self, records):
+        self.records = [
+            (
+                r["abstract"],
+                ["invasion_biology", "cardiology", "machine_learning", "materials_science"].index(r["topic"]),
+            )
+            for r in records
+        ]
+
+    def encode(self, texts, aspects):
+        topic = np.zeros((len(texts), 4))
+        noise = np.zeros((len(texts), 4))
+        for i, text in enumerate(texts):
+            topic[i, next(t for abstract, t in self.records if text in abstract)] = 1
+            seed = int(hashlib.md5(text.encode()).hexdigest()[:8], 16)
+            noise[i] = np.random.default_rng(seed).normal(size=4)
+        return {"topic": topic, "noise": noise}
+
+
+def _pairwise_dir(records, directory):
+    """A pairwise/-format ground truth: judged 'topic' similarity 3 within a topic, 1 across."""
+    from semcse.data.sentences import split_sentences
+
+    directory.mkdir()
+    samples = {
+        r["id"]: {"abstract": r["abstract"], "meta": {"sample_sentences": split_sentences(r["abstract"])[:2]}}
+        for r in records
+    }
+    (directory / "tiny_topic_samples.json").write_text(json.dumps(samples))
+    lines = [
+        json.dumps({"a": a["id"], "b": b["id"], "score": 3 if a["topic"] == b["topic"] else 1})
+        for i, a in enumerate(records)
+        for b in records[i + 1 :]
+    ]
+    (directory / "tiny_topic_pairs.jsonl").write_text("\n".join(lines))
+    return directory
+
+
+def test_aspects_suite_on_pairwise_files(ray_cluster, tiny_encoder_dir, sample_records, tmp_path):
+    data = _pairwise_dir(sample_records, tmp_path / "pairwise")
+    cfg = load_config(overrides=["tracking.enabled=false"])
+    models = [ModelRef("oracle", TopicOracle(sample_records)), ModelRef.parse(f"tiny={tiny_encoder_dir}")]
+    result = aspects.run(models, data, cfg, tmp_path / "out")
+    oracle = result.table.loc["oracle"]
+    # topic head vs topic judgements: identical within/across pattern in every row -> Spearman 1
+    assert oracle["spearman:topic"] == pytest.approx(1.0)
+    matrix = result.details["correlation_oracle"]
+    assert list(matrix.index) == ["topic", "noise", "combined"]
+    assert matrix.loc["combined", "topic"] == matrix.loc["topic", "topic"] > matrix.loc["noise", "topic"]
+    # top-10: the 9 same-topic partners are sure hits; the 10th judged slot is shared by 30 tied items,
+    # and the 10th retrieved item is one of them -> (9 + 1/30) / 10
+    assert oracle["top10:topic"] == pytest.approx((9 + 1 / 30) / 10)
+    # summary retrieval: all 10 same-topic second sentences tie with the true one -> pessimistic rank 10
+    assert oracle["mrr:topic"] == pytest.approx(0.1)
+    assert 0 < oracle["mrr_others:topic"] <= 1
+    tiny = result.table.loc["tiny"]
+    assert -1 <= tiny["spearman:topic"] <= 1 and "mrr_others:topic" not in tiny.dropna()
+    assert list(result.details["correlation_tiny"].index) == ["embedding", "combined"]
+
+
+def test_aspects_errors_on_unknown_judged_ids(sample_records, tmp_path):
+    data = _pairwise_dir(sample_records[:5], tmp_path / "pairwise")
+    with (data / "tiny_topic_pairs.jsonl").open("a") as handle:
+        handle.write("\n" + json.dumps({"a": "demo-001", "b": "ghost", "score": 2}))
+    with pytest.raises(ValueError, match="mismatched ids: 1 judged id"):
+        aspects.run([ModelRef("x", object())], data, load_config(), tmp_path / "out")
