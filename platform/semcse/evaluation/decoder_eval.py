@@ -14,10 +14,12 @@ summaries (the BERTScore column's role, without needing SciBERT).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from semcse.config import RunConfig
 from semcse.maps import SemanticMap
 from semcse.models.decoder import EmbeddingDecoder
 from semcse.training.decoder import DecoderExamples
@@ -122,3 +124,59 @@ def format_table(result: dict[str, Any]) -> str:
     for metric in ("perplexity", "similarity"):
         lines.append(f"| {metric} | " + " | ".join(cell(result[metric][c]) for c in COLUMNS) + " |")
     return "\n".join(lines)
+
+
+def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[str, Any]:
+    """`semcse evaluate --suite decoder`: the table on held-out abstracts, written to `out` and MLflow.
+
+    Examples come from the same texts, encoder and aspect the decoder was trained on
+    (`decoder.texts`, `decoder.encoder`, `decoder.aspect`) and from the corpus-wide test split, so
+    the decoder is scored on abstracts it never saw.
+    """
+    import json
+
+    import pandas as pd
+
+    from semcse.models.encoder import TextEncoder
+    from semcse.tracking import Tracker
+    from semcse.training.decoder import build_examples, split_examples, summaries_by_id
+
+    settings = cfg.decoder
+    missing = [k for k in ("encoder", "texts") if getattr(settings, k) is None]
+    if missing:
+        raise ValueError(f"the decoder suite needs decoder.{', decoder.'.join(missing)} (set them with --set)")
+    if not Path(settings.texts).exists():
+        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
+    decoder = EmbeddingDecoder.load(decoder_ref, tracking=cfg.tracking)
+    encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
+    kind = decoder.spec.aspect or settings.aspect
+    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
+    if not groups:
+        raise ValueError(f"{settings.texts} has no applicable texts of kind {kind!r} to evaluate the decoder on")
+    examples = split_examples(build_examples(groups, encoder.encode), cfg.corpus)["test"]
+    result = run_decoder_suite(
+        decoder,
+        examples,
+        encode=encoder.encode,
+        seed=settings.seed,
+        max_new_tokens=settings.max_new_tokens,
+        temperature=settings.temperature,
+    )
+    directory = Path(out) / "decoder"
+    directory.mkdir(parents=True, exist_ok=True)
+    table = format_table(result)
+    (directory / "decoder.md").write_text(table + "\n")
+    (directory / "decoder.json").write_text(json.dumps(result, indent=2))
+    with Tracker.start(cfg.tracking, run_name="evaluate-decoder", tags={"stage": "evaluate"}) as tracker:
+        tracker.log_params({"decoder": decoder_ref, "encoder": settings.encoder, "texts": settings.texts})
+        tracker.log_metrics(
+            {
+                f"decoder/{metric}/{column}": value
+                for metric in ("perplexity", "similarity")
+                for column, value in result[metric].items()
+                if value is not None
+            }
+            | {"decoder/abstracts": result["abstracts"]}
+        )
+        tracker.log_artifact(directory, "decoder")
+    return result | {"table": table, "out": str(directory)}
