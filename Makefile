@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test test-fast bench lint format clean
+.PHONY: setup browser demo test test-fast bench lint format clean
 
 setup: $(STAMP)  ## Create .venv: the CPU build of torch first, then the package with its dev extra.
 
@@ -20,7 +20,10 @@ $(STAMP): pyproject.toml
 demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
 	$(BIN)/python jobs/demo.py --config jobs/configs/demo.yaml
 
-test: setup  ## The whole suite, slow end-to-end tests included.
+browser:  ## Debian's chromium for the Playwright map test (never `playwright install`: no browser downloads here).
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: setup browser  ## The whole suite, slow end-to-end tests included.
 	$(BIN)/pytest
 
 test-fast: setup  ## Everything but the slow end-to-end tests.

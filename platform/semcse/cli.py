@@ -204,7 +204,8 @@ def corpus_stats_command(
 @user_errors
 def evaluate_command(
     suite: Annotated[
-        list[str] | None, typer.Option("--suite", help="semantic | knn | aspects (repeatable; default from config).")
+        list[str] | None,
+        typer.Option("--suite", help="semantic | knn | aspects | decoder (repeatable; default from config)."),
     ] = None,
     model: Annotated[
         list[str] | None,
@@ -243,12 +244,17 @@ def evaluate_command(
         },
     )
     ev = cfg.evaluation
+    target = Path(ev.out or Path(cfg.run_dir) / "evaluation")
+    suites = [s for s in ev.suites if s != "decoder"]
+    if "decoder" in ev.suites:
+        _evaluate_decoders(cfg, ev.models, target)
+    if not suites:
+        return
     if not ev.data:
         raise ConfigError("no data to evaluate on: pass --data PATH or set evaluation.data")
-    target = Path(ev.out or Path(cfg.run_dir) / "evaluation")
     init_ray(cfg.ray)
     try:
-        results = evaluate(ev.suites, ev.models, ev.data, target, cfg)
+        results = evaluate(suites, ev.models, ev.data, target, cfg)
     except (EmbeddingError, EvaluationDataError, VectorIndexError) as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
@@ -258,6 +264,21 @@ def evaluate_command(
         for note in result.notes:
             console.print(f"  {note}", highlight=False, markup=False, soft_wrap=True)
     console.print(f"\ntables, plots and embeddings → {target}")
+
+
+def _evaluate_decoders(cfg: RunConfig, decoders: list[str], target: Path) -> None:
+    """The decoder suite: each --model is a decoder (a directory or models:/semcse-decoder@alias)."""
+    from semcse.evaluation.decoder_eval import evaluate_decoder
+
+    if not decoders:
+        raise ConfigError("the decoder suite needs --model DECODER (a directory or models:/semcse-decoder@alias)")
+    for ref in decoders:
+        try:
+            result = evaluate_decoder(cfg, ref, target / Path(ref.replace(":", "_").replace("@", "_")).name)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        console.print(f"\n[bold]decoder[/] {ref} ({result['abstracts']} held-out abstracts)")
+        console.print(result["table"], highlight=False, markup=False, soft_wrap=True)
 
 
 TaskOpt = Annotated[str | None, typer.Option("--task", help="summaries | aspects | queries | judgements.")]
@@ -366,6 +387,36 @@ def train_command(
     if result.model_version:
         tc = cfg.training
         console.print(f"registered {tc.register_name} version {result.model_version} as @{tc.register_alias}")
+
+
+@app.command("tune")
+@user_errors
+def tune_command(
+    study: Annotated[str, typer.Option("--study", help="A study name under tune/studies/ or a study YAML path.")],
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Start over instead of restoring an interrupted study.")
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Run config replacing the study's base file.")
+    ] = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Run a Ray Tune ablation study; print and log its table (markdown, CSV, plot). Resumes when interrupted.
+
+    --set overrides the study's fixed base config. Example: semcse tune --study cropping
+    --set training.base_model=MODEL_DIR --set training.max_steps=100
+    """
+    from semcse.tuning.runner import run_study
+    from semcse.tuning.study import load_study
+
+    spec, base = load_study(study, overrides, config)
+    result = run_study(spec, base, restore=not fresh)
+    console.print(f"\n[bold]{result.study}[/] ({'restored' if result.restored else 'new'} study)")
+    console.print(result.table.markdown(), highlight=False, markup=False, soft_wrap=True)
+    for kind, path in result.paths.items():
+        console.print(f"{kind} → {path}", highlight=False)
+    if result.parent_run_id:
+        console.print(f"MLflow parent run {result.parent_run_id} (experiment {base.tracking.experiment!r})")
 
 
 map_app = typer.Typer(help="Interactive t-SNE maps: lay out a corpus, place new texts, explain any position.")
@@ -613,13 +664,13 @@ def index_build(
     --out runs/index
     """
     from semcse.data.io import read_corpus
-    from semcse.evaluation.embed import ModelRef, load_model
+    from semcse.models.unified import load_encoder
     from semcse.search import build_from_corpus
 
     cfg = build_config(config, overrides)
     frame = read_corpus(corpus, cfg.corpus)
     with console.status(f"loading {model}"):
-        encoder = load_model(ModelRef.parse(model))
+        encoder = load_encoder(model)
     index = build_from_corpus(frame, model, encoder, batch_size=cfg.evaluation.batch_size)
     index.save(out)
     console.print(f"indexed {len(frame):,} papers, aspects {index.aspects}, dimension {index.dim} → {out}")
@@ -839,7 +890,6 @@ def search_command(
 
 
 NOT_BUILT = {
-    "tune": (8, "Ray Tune ablation studies"),
     "pipeline": (10, "the end-to-end pipeline"),
 }
 

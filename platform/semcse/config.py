@@ -242,7 +242,7 @@ class EvaluationConfig(Section):
     its own); a model given as `REF#cls` chooses its pooling explicitly.
     """
 
-    suites: list[Literal["semantic", "knn", "aspects"]] = Field(default_factory=lambda: ["semantic"])
+    suites: list[Literal["semantic", "knn", "aspects", "decoder"]] = Field(default_factory=lambda: ["semantic"])
     models: list[str] = Field(default_factory=list)
     data: str | None = None
     out: str | None = None

@@ -1,0 +1,178 @@
+"""What every Serve app shares: settings from builder args, the API-key and body-size guard, and errors.
+
+Every error leaves as `{"error": {"message", "type"}}` (the OpenAI shape, so the official client
+shows the message) with a 4xx status when the request was at fault: malformed JSON is a 400, a
+body that does not fit the schema a 422, a missing key a 401, a body over the size limit a 413.
+Only our own bugs are 500s.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from semcse.config import ServeConfig, format_validation_error
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+HEALTH_PATH = "/health"
+
+
+class ApiError(Exception):
+    """A request the service refuses, with the status and the message the client sees."""
+
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        super().__init__(message)
+        self.status, self.message, self.kind = status, message, kind
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def error_body(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind}}
+
+
+def settings_from(args: dict[str, Any] | ServeConfig) -> ServeConfig:
+    """Builder args → validated settings; a typo in config.yaml fails the deploy with its key path."""
+    if isinstance(args, ServeConfig):
+        return args
+    try:
+        return ServeConfig.model_validate(args)
+    except ValidationError as exc:
+        raise ValueError(f"invalid app arguments:\n{format_validation_error(exc)}") from exc
+
+
+def required(settings: ServeConfig, field: str, app: str) -> Any:
+    value = getattr(settings, field)
+    if not value:
+        raise ValueError(f"the {app} app needs `{field}` in its args (serve_apps/config.yaml or `semcse serve`)")
+    return value
+
+
+def model_id(ref: str) -> str:
+    """The name a model is listed under: `name@alias` of a registry reference, else the directory name."""
+    if ref.startswith("models:/"):
+        return ref[len("models:/") :]
+    return Path(ref).name or ref
+
+
+def set_torch_threads(settings: ServeConfig) -> None:
+    """Ray pins a replica's OpenMP threads to its num_cpus; this lets a config give torch more (or fewer)."""
+    if settings.torch_threads:
+        import torch
+
+        torch.set_num_threads(settings.torch_threads)
+
+
+@contextmanager
+def bad_request(*kinds: type[Exception]) -> Iterator[None]:
+    """Turn the library's input errors (a ValueError naming the problem) into a 400 with that message."""
+    try:
+        yield
+    except kinds as exc:
+        raise ApiError(400, str(exc)) from exc
+
+
+class Guard:
+    """ASGI middleware: API key on every route but health, a cap on the body size, the app root without a slash.
+
+    It reads its settings from `app.state` at request time because Serve builds the FastAPI app at
+    import, before the replica knows its arguments; `configure` fills them in from `__init__`.
+    """
+
+    def __init__(self, app: ASGIApp, api: FastAPI) -> None:
+        self.app, self.api = app, api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == scope.get("root_path") != "":
+            # `POST /search` is the app's root: serve it, not a 307 redirect (which drops POST bodies).
+            scope = {**scope, "path": scope["path"] + "/", "raw_path": scope["path"].encode() + b"/"}
+        key: str | None = getattr(self.api.state, "api_key", None)
+        limit: int = getattr(self.api.state, "max_request_bytes", ServeConfig().max_request_bytes)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if key and not scope["path"].endswith(HEALTH_PATH) and not _key_matches(headers, key):
+            message = "missing or wrong API key: send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
+            await _reply(scope, receive, send, 401, message, "authentication_error")
+            return
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await _reply(scope, receive, send, 413, _too_large(limit), "invalid_request_error")
+            return
+        seen = 0
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise _BodyTooLarge
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except _BodyTooLarge:
+            if not started:
+                await _reply(scope, receive, send, 413, _too_large(limit), "invalid_request_error")
+
+
+def _key_matches(headers: dict[str, str], key: str) -> bool:
+    given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
+    return hmac.compare_digest(given.encode(), key.encode())
+
+
+def _too_large(limit: int) -> str:
+    return f"request body is larger than the limit of {limit:,} bytes"
+
+
+async def _reply(scope: Scope, receive: Receive, send: Send, status: int, message: str, kind: str) -> None:
+    await JSONResponse(error_body(message, kind), status_code=status)(scope, receive, send)
+
+
+def create_api(title: str) -> FastAPI:
+    """A FastAPI app with the guard and the shared error format installed."""
+    api = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
+    api.add_middleware(Guard, api=api)
+
+    @api.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(error_body(exc.message, exc.kind), status_code=exc.status)
+
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = exc.errors()
+        if any(p.get("type") == "json_invalid" for p in problems):
+            detail = "; ".join(str(p.get("ctx", {}).get("error", p["msg"])) for p in problems)
+            return JSONResponse(error_body(f"malformed JSON body: {detail}", "invalid_request_error"), 400)
+        lines = [f"{'.'.join(str(part) for part in p['loc'])}: {p['msg']}" for p in problems]
+        return JSONResponse(error_body("; ".join(lines), "invalid_request_error"), status_code=422)
+
+    @api.exception_handler(HTTPException)
+    async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse(error_body(str(exc.detail), "invalid_request_error"), status_code=exc.status_code)
+
+    return api
+
+
+def configure(api: FastAPI, settings: ServeConfig) -> None:
+    """Give the guard this replica's limits and key (read from the environment of the replica)."""
+    api.state.max_request_bytes = settings.max_request_bytes
+    api.state.api_key = os.environ.get(settings.api_key_env) or None

@@ -1,0 +1,133 @@
+"""`map`: the interactive corpus map — a web page (`GET /`) and the JSON API behind it.
+
+The API is stateless so any replica can answer any request: every call carries the aspect weights,
+and a replica lays the corpus out once per weighting (a small LRU cache) with a fixed seed, so all
+replicas agree on the layout. New texts are placed client-side state: the page keeps them and asks
+`/place` again after a re-layout.
+
+- `GET /points`: the saved layout; `POST /layout {weights}`: the corpus laid out under other weights.
+- `POST /place {text, weights}`: where a new abstract falls on that layout.
+- `POST /explain {x, y, weights}`: an embedding reconstructed for that position, decoded to text.
+"""
+
+# No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
+import asyncio
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict, Field
+from ray import serve
+from ray.serve.deployment import Application
+from semcse.config import ServeConfig
+
+from serve_apps.common import ApiError, bad_request, configure, create_api, required, settings_from
+from serve_apps.decode import Decoders
+
+api = create_api("semcse map")
+PAGE = (Path(__file__).parent / "static" / "map.html").read_text(encoding="utf-8")
+
+
+class Weighted(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    weights: dict[str, float] | None = None
+
+
+class PlaceRequest(Weighted):
+    text: str = Field(min_length=1)
+
+
+class ExplainRequest(Weighted):
+    x: float
+    y: float
+
+
+@serve.deployment
+@serve.ingress(api)
+class MapExplorer:
+    def __init__(self, settings: ServeConfig) -> None:
+        from semcse.maps import SemanticMap
+        from semcse.models.unified import load_encoder
+
+        configure(api, settings)
+        self.settings = settings
+        saved = SemanticMap.load(required(settings, "map", "map"))
+        self.maps: OrderedDict[tuple, Any] = OrderedDict({self._key(saved.weights): saved})
+        self.saved_weights = saved.weights
+        self.encoder = load_encoder(required(settings, "encoder", "map"))
+        self.decoders = Decoders(settings, "map")
+
+    def _key(self, weights: dict[str, float]) -> tuple:
+        total = sum(weights.values()) or 1.0
+        return tuple(sorted((a, round(w / total, 3)) for a, w in weights.items() if w > 0))
+
+    async def _map(self, weights: dict[str, float] | None) -> Any:
+        """The layout for these weights: cached, else a new t-SNE run (in a thread: it takes seconds)."""
+        from semcse.maps import normalise_weights
+
+        saved = next(iter(self.maps.values()))
+        with bad_request(ValueError):
+            alpha = normalise_weights(weights or self.saved_weights, saved.aspects)
+        key = self._key(alpha)
+        if key not in self.maps:
+            iterations = self.settings.layout_iterations
+            self.maps[key] = await asyncio.to_thread(saved.relayout, alpha, iterations)
+            while len(self.maps) > self.settings.layout_cache:
+                self.maps.popitem(last=False)
+        self.maps.move_to_end(key)
+        return self.maps[key]
+
+    @staticmethod
+    def _points(semantic_map: Any) -> dict[str, Any]:
+        labels = semantic_map.labels or [""] * len(semantic_map)
+        points = [
+            {"id": i, "label": label, "x": float(x), "y": float(y)}
+            for i, label, (x, y) in zip(semantic_map.ids, labels, semantic_map.coords)
+        ]
+        return {"aspects": semantic_map.aspects, "weights": semantic_map.weights, "points": points}
+
+    @api.get("/")
+    async def page(self) -> HTMLResponse:
+        return HTMLResponse(PAGE)
+
+    @api.get("/points")
+    async def points(self) -> dict[str, Any]:
+        return self._points(await self._map(None))
+
+    @api.post("/layout")
+    async def layout(self, body: Weighted) -> dict[str, Any]:
+        return self._points(await self._map(body.weights))
+
+    @api.post("/place")
+    async def place(self, body: PlaceRequest) -> dict[str, Any]:
+        from semcse.evaluation.embed import encode_aspects
+
+        if len(body.text) > self.settings.max_chars:
+            raise ApiError(400, f"text has {len(body.text):,} characters; the limit is {self.settings.max_chars:,}")
+        semantic_map = await self._map(body.weights)
+        vectors = await asyncio.to_thread(encode_aspects, self.encoder, [body.text])
+        with bad_request(ValueError):
+            (x, y), *_ = await asyncio.to_thread(semantic_map.place, vectors)
+        return {"x": float(x), "y": float(y)}
+
+    @api.post("/explain")
+    async def explain(self, body: ExplainRequest) -> dict[str, Any]:
+        semantic_map = await self._map(body.weights)
+        with bad_request(ValueError):
+            embeddings = await asyncio.to_thread(semantic_map.explain, (body.x, body.y))
+        decodable = [a for a in embeddings if a in self.decoders.by_aspect]
+        if not decodable:
+            raise ApiError(400, f"no decoder for the weighted aspects {sorted(embeddings)}")
+        texts = {a: await self.decoders.decode(a, embeddings[a]) for a in decodable}
+        return {"x": body.x, "y": body.y, "texts": texts}
+
+    @api.get("/health")
+    async def health(self) -> dict[str, Any]:
+        return {"status": "ok", "layouts_cached": len(self.maps)}
+
+
+def app(args: dict[str, Any]) -> Application:
+    """Builder for `serve deploy` / `semcse serve`: needs `map`, `encoder` and `decoders`."""
+    return MapExplorer.bind(settings_from(args))

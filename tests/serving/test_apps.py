@@ -1,0 +1,72 @@
+"""search, decode and map over real HTTP, with tiny models; plus the index-build CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+
+def test_search_by_text_and_by_id(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
+    first = sample_records[0]
+    by_text = client.post(apps["search"], json={"query": f"{first['title']} {first['abstract']}", "k": 5}).json()
+    hits = by_text["results"]
+    assert len(hits) == 5 and hits[0]["id"] == first["id"]
+    assert set(hits[0]) == {"id", "title", "score", "distances"} and set(hits[0]["distances"]) == {""}
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    by_id = client.post(apps["search"], json={"id": first["id"], "k": 3, "weights": {"": 1.0}}).json()["results"]
+    assert len(by_id) == 3 and first["id"] not in {h["id"] for h in by_id}
+    assert httpx.get(f"{apps['search']}/health").json()["papers"] == len(sample_records)
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "words"),
+    [
+        ({"k": 3}, 422, "exactly one"),
+        ({"query": "x", "id": "y"}, 422, "exactly one"),
+        ({"id": "no-such-paper"}, 400, "unknown paper id"),
+        ({"query": "x", "k": 500}, 400, "limit"),
+        ({"query": "x", "weights": {"species": 1}}, 400, "unknown aspect"),
+        ({"query": "x", "weights": {"": -1}}, 400, "non-negative"),
+    ],
+)
+def test_bad_search_requests(apps, client, payload, status, words) -> None:
+    response = client.post(apps["search"], json=payload)
+    assert response.status_code == status, response.text
+    assert words in response.json()["error"]["message"]
+
+
+def test_decode_and_dimension_mismatch(apps: dict[str, str], client: httpx.Client, tiny_encoder_dir: Path) -> None:
+    from semcse.models.encoder import TextEncoder
+
+    vector = TextEncoder.load(tiny_encoder_dir).encode(["coral reefs"])[0].tolist()
+    decoded = client.post(apps["decode"], json={"embedding": vector}).json()
+    assert decoded["aspect"] == "" and isinstance(decoded["text"], str)
+    wrong = client.post(apps["decode"], json={"embedding": vector + [0.0]})
+    assert wrong.status_code == 400 and "dimension" in wrong.json()["error"]["message"]
+    unknown = client.post(apps["decode"], json={"embedding": vector, "aspect": "species"})
+    assert unknown.status_code == 400 and "no decoder" in unknown.json()["error"]["message"]
+    assert client.post(apps["decode"], json={"embedding": []}).status_code == 422
+    assert httpx.post(apps["decode"], json={"embedding": vector}, timeout=30).status_code == 401
+
+
+def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
+    page = client.get(f"{apps['map']}/")
+    assert page.status_code == 200 and "<canvas" in page.text and "http" not in page.text.split("<script>")[1][:200]
+    saved = client.get(f"{apps['map']}/points").json()
+    assert len(saved["points"]) == len(sample_records) and saved["aspects"] == [""]
+    assert {p["label"] for p in saved["points"]} == {r["topic"] for r in sample_records}
+    coords = np.array([[p["x"], p["y"]] for p in saved["points"]])
+    relaid = client.post(f"{apps['map']}/layout", json={"weights": {"": 0.5}}).json()
+    assert len(relaid["points"]) == len(coords)
+    placed = client.post(f"{apps['map']}/place", json={"text": sample_records[0]["abstract"]}).json()
+    assert coords[:, 0].min() - 5 < placed["x"] < coords[:, 0].max() + 5
+    centre = coords.mean(0)
+    explained = client.post(f"{apps['map']}/explain", json={"x": centre[0], "y": centre[1]}).json()
+    assert set(explained["texts"]) == {""}
+    far = client.post(f"{apps['map']}/explain", json={"x": 1e6, "y": 0})
+    assert far.status_code == 400 and "outside the map" in far.json()["error"]["message"]
+    bad = client.post(f"{apps['map']}/layout", json={"weights": {"species": 1}})
+    assert bad.status_code == 400 and "unknown aspects" in bad.json()["error"]["message"]

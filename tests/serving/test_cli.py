@@ -1,0 +1,58 @@
+"""`semcse index build` and the config merge behind `semcse serve` (no Ray needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from semcse.cli import app
+from semcse.config import ConfigError, ServeConfig
+from semcse.serving import deploy_config
+from typer.testing import CliRunner
+
+REPO = Path(__file__).resolve().parents[2]
+APPS = REPO / "serve_apps" / "config.yaml"
+
+
+def test_index_build_writes_a_searchable_index(tmp_path: Path, sample_corpus_path: Path, tiny_encoder_dir) -> None:
+    from semcse.search import SearchIndex
+
+    out = tmp_path / "index"
+    args = ["index", "build", "--corpus", str(sample_corpus_path), "--model", str(tiny_encoder_dir), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    index = SearchIndex.load(out)
+    assert index.aspects == [""] and index.model == str(tiny_encoder_dir)
+    row = 3
+    hits = index.search(index.stored(row), k=2)
+    assert hits[0].id == index.papers["id"].iat[row] and hits[0].distances[""] == pytest.approx(0, abs=1e-5)
+
+
+def test_index_build_reports_a_missing_corpus(tmp_path: Path, tiny_encoder_dir) -> None:
+    args = ["index", "build", "--corpus", str(tmp_path / "nope.jsonl"), "--model", str(tiny_encoder_dir)]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "i")])
+    assert result.exit_code == 2 and "nope.jsonl" in result.output
+
+
+def test_deploy_config_merges_overrides_into_every_app(tmp_path: Path) -> None:
+    settings = ServeConfig(encoder=str(tmp_path), port=8123)
+    plan = deploy_config(APPS, settings, ["embed", "map"])
+    assert [a["name"] for a in plan["applications"]] == ["embed", "map"]
+    assert all(a["args"]["encoder"] == str(tmp_path.resolve()) for a in plan["applications"])
+    assert plan["http_options"]["port"] == 8123
+    embed = plan["applications"][0]["deployments"][0]
+    assert embed["autoscaling_config"]["max_replicas"] >= embed["autoscaling_config"]["min_replicas"]
+    untouched = deploy_config(APPS, ServeConfig())["applications"]
+    assert untouched[0]["args"]["encoder"] == "models:/semcse-encoder@champion"
+
+
+def test_deploy_config_refuses_unknown_apps_and_bad_args() -> None:
+    with pytest.raises(ConfigError, match="no application named"):
+        deploy_config(APPS, ServeConfig(), ["nope"])
+    with pytest.raises(ConfigError, match="max_k"):
+        deploy_config(APPS, ServeConfig.model_construct(max_k=0, _fields_set={"max_k"}))
+
+
+def test_serve_command_rejects_a_bad_override() -> None:
+    result = CliRunner().invoke(app, ["serve", "--apps", str(APPS), "--set", "serve.max_items=-1"])
+    assert result.exit_code == 2 and "max_items" in result.output

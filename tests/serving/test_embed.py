@@ -1,0 +1,83 @@
+"""The embeddings app over real HTTP: OpenAI compatibility, limits, API key, batching under a burst."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from tests.serving.conftest import API_KEY
+
+TEXTS = ["Graph neural networks for molecules.", "A short one.", "Coral reef bleaching under heat stress events."]
+
+
+def test_openai_client_returns_the_library_vectors(embed_url: str, tiny_encoder_dir: Path) -> None:
+    from openai import OpenAI
+    from semcse.models.encoder import TextEncoder
+
+    client = OpenAI(base_url=f"{embed_url}/v1", api_key=API_KEY)
+    response = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS)
+    served = np.array([item.embedding for item in sorted(response.data, key=lambda d: d.index)])
+    expected = TextEncoder.load(tiny_encoder_dir).encode(TEXTS)
+    np.testing.assert_allclose(served, expected, rtol=1e-4, atol=1e-5)
+    assert response.usage.prompt_tokens > len(TEXTS)
+    short = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS[0], dimensions=8)
+    np.testing.assert_allclose(short.data[0].embedding, expected[0, :8], rtol=1e-4, atol=1e-5)
+
+
+def test_float_format_models_and_health(embed_url: str, client: httpx.Client, tiny_encoder_dir: Path) -> None:
+    body = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS, "encoding_format": "float"}).json()
+    assert [item["index"] for item in body["data"]] == [0, 1, 2]
+    assert {item["aspect"] for item in body["data"]} == {""}
+    same = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS[1], "aspects": [""]}).json()
+    np.testing.assert_allclose(same["data"][0]["embedding"], body["data"][1]["embedding"], rtol=1e-5)
+    models = client.get(f"{embed_url}/v1/models").json()["data"]
+    assert models[0]["id"] == tiny_encoder_dir.name and models[0]["aspects"] == [""]
+    assert httpx.get(f"{embed_url}/health").json() == {"status": "ok"}  # no key needed
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "words"),
+    [
+        ({"input": []}, 400, "empty"),
+        ({"input": ""}, 400, "empty"),
+        ({"input": ["x"] * 10_000}, 400, "limit is 64"),
+        ({"input": "a" * 1_000_000}, 400, "limit is 2,000"),
+        ({"input": "a", "dimensions": 4096}, 400, "dimensions"),
+        ({"input": "a", "aspects": ["species"]}, 400, "unknown aspect"),
+        ({"input": "a", "model": "gpt-9"}, 404, "not served"),
+        ({"input": [1, 2, 3]}, 422, "input"),
+        ({"inputs": "a"}, 422, "input"),
+        ({"input": "a", "encoding_format": "int8"}, 422, "encoding_format"),
+    ],
+)
+def test_bad_requests_get_a_4xx_with_a_message(embed_url, client, payload, status, words) -> None:
+    response = client.post(f"{embed_url}/v1/embeddings", json=payload)
+    assert response.status_code == status, response.text
+    assert words in response.json()["error"]["message"]
+
+
+def test_malformed_json_oversize_body_and_api_key(embed_url: str, client: httpx.Client) -> None:
+    url = f"{embed_url}/v1/embeddings"
+    broken = client.post(url, content=b'{"input": ["a",', headers={"Content-Type": "application/json"})
+    assert broken.status_code == 400 and "malformed JSON" in broken.json()["error"]["message"]
+    huge = client.post(url, content=b"x" * 9_000_000, headers={"Content-Type": "application/json"})
+    assert huge.status_code == 413 and "limit" in huge.json()["error"]["message"]
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"X-API-Key": "wrong"}):
+        denied = httpx.post(url, json={"input": "a"}, headers=headers, timeout=30)
+        assert denied.status_code == 401 and "API key" in denied.json()["error"]["message"]
+    assert httpx.get(f"{embed_url}/v1/models", headers={"X-API-Key": API_KEY}, timeout=30).status_code == 200
+
+
+def test_a_burst_of_concurrent_requests_has_no_5xx(embed_url: str, client: httpx.Client) -> None:
+    def one(i: int) -> tuple[int, int]:
+        texts = [f"request {i} text {j} " * (1 + (i + j) % 7) for j in range(1 + i % 4)]
+        response = client.post(f"{embed_url}/v1/embeddings", json={"input": texts})
+        return response.status_code, len(response.json().get("data", [])) - len(texts)
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        outcomes = list(pool.map(one, range(50)))
+    assert outcomes == [(200, 0)] * 50
