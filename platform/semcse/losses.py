@@ -1,0 +1,122 @@
+"""Contrastive losses over (anchor, positive) embedding pairs, with negatives from the whole global batch.
+
+Both losses treat every *other* positive in the batch as a negative for an anchor. Under data
+parallelism each worker only sees its local slice, so positives are gathered from all workers:
+the local slice keeps its gradient and the remote slices are constants (the usual CLIP/SimCLR
+trick: each worker back-propagates through its own anchors and positives, DeepSpeed averages the
+gradients). Results are therefore independent of how many workers share a batch.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """All workers' rows stacked in rank order, and the offset of this worker's rows.
+
+    The local rows are the original tensor (gradient flows); other workers' rows are detached copies.
+    Every worker must pass the same number of rows (the loop drops ragged last batches).
+    """
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return local, 0
+    parts = [torch.empty_like(local) for _ in range(dist.get_world_size())]
+    dist.all_gather(parts, local.detach().contiguous())
+    rank = dist.get_rank()
+    parts[rank] = local
+    return torch.cat(parts), rank * local.shape[0]
+
+
+class TripletEuclideanLoss(nn.Module):
+    """SemCSE's triplet loss in Euclidean space, with every other positive of the batch as a negative.
+
+    For a batch of pairs (a_i, p_i) each pair yields |B|-1 triples (a_i, p_i, p_j), j != i:
+
+        L = 1/|B| Σ_i 1/(|B|-1) Σ_{j≠i} relu(‖a_i - p_i‖ - ‖a_i - p_j‖ + margin)  +  λ · 1/|B| Σ_i ‖a_i‖²
+
+    Using all other positives instead of one random negative keeps informative (non-zero) triples in
+    the batch as the model improves. The weak L2 penalty on anchors (λ = 1/250 in the paper) keeps
+    the unconstrained Euclidean space compact; without it the margin is met by inflating the scale.
+
+    Args:
+        margin: required gap between the positive and negative distance (the paper uses 1; the scale
+            of the space adapts, so the exact value matters little).
+        anchor_l2_weight: λ, the weight of the mean squared L2 norm of the anchor embeddings.
+
+    Inputs:
+        anchors: [b, d] embeddings of this worker's anchors.
+        positives: [b, d] embeddings of their positives (row i matches anchor i).
+        With several workers, negatives come from every worker's positives (|B| = b × world size).
+
+    Example:
+        >>> loss = TripletEuclideanLoss()
+        >>> a, p = torch.randn(4, 8, requires_grad=True), torch.randn(4, 8)
+        >>> loss(a, p).backward()
+    """
+
+    def __init__(self, margin: float = 1.0, anchor_l2_weight: float = 1 / 250) -> None:
+        super().__init__()
+        self.margin = margin
+        self.anchor_l2_weight = anchor_l2_weight
+
+    def forward(self, anchors: torch.Tensor, positives: torch.Tensor) -> torch.Tensor:
+        all_positives, offset = gather_with_grad(positives)
+        if all_positives.shape[0] < 2:
+            raise ValueError("the triplet loss needs at least two pairs in the (global) batch")
+        rows = torch.arange(anchors.shape[0], device=anchors.device)
+        distances = torch.cdist(anchors.float(), all_positives.float())  # [b, |B|]
+        positive = distances[rows, rows + offset].unsqueeze(1)
+        hinge = torch.relu(positive - distances + self.margin)
+        is_negative = torch.ones_like(hinge, dtype=torch.bool)
+        is_negative[rows, rows + offset] = False
+        triplet = (hinge * is_negative).sum(1) / is_negative.sum(1)
+        penalty = anchors.float().pow(2).sum(1)
+        return (triplet + self.anchor_l2_weight * penalty).mean()
+
+
+class InfoNCECosineLoss(nn.Module):
+    """InfoNCE (NT-Xent) with cosine similarity: each anchor must pick its positive among all positives.
+
+        L = -1/|B| Σ_i log( exp(cos(a_i, p_i)/τ) / Σ_j exp(cos(a_i, p_j)/τ) )
+
+    The SimCSE-style objective of SemCSE's cosine ablation and of the cropping paper; equivalent to
+    sentence-transformers' MultipleNegativesRankingLoss with scale 1/τ, but with negatives gathered
+    from every worker.
+
+    Args:
+        temperature: τ (0.07 for SemCSE, 0.05 for crops); lower values sharpen the softmax.
+
+    Inputs:
+        anchors: [b, d] embeddings of this worker's anchors.
+        positives: [b, d] embeddings of their positives (row i matches anchor i).
+
+    Example:
+        >>> loss = InfoNCECosineLoss(temperature=0.05)
+        >>> a, p = torch.randn(4, 8, requires_grad=True), torch.randn(4, 8)
+        >>> loss(a, p).backward()
+    """
+
+    def __init__(self, temperature: float = 0.07) -> None:
+        super().__init__()
+        self.temperature = temperature
+
+    def forward(self, anchors: torch.Tensor, positives: torch.Tensor) -> torch.Tensor:
+        all_positives, offset = gather_with_grad(positives)
+        a = nn.functional.normalize(anchors.float(), dim=-1)
+        p = nn.functional.normalize(all_positives.float(), dim=-1)
+        logits = a @ p.T / self.temperature
+        labels = torch.arange(anchors.shape[0], device=anchors.device) + offset
+        return nn.functional.cross_entropy(logits, labels)
+
+
+def build_pair_loss(
+    name: str, temperature: float = 0.07, margin: float = 1.0, anchor_l2_weight: float = 1 / 250
+) -> nn.Module:
+    """The loss named in the training config (`triplet` | `infonce`)."""
+    if name == "triplet":
+        return TripletEuclideanLoss(margin=margin, anchor_l2_weight=anchor_l2_weight)
+    if name == "infonce":
+        return InfoNCECosineLoss(temperature=temperature)
+    raise ValueError(f"unknown loss {name!r}; expected 'triplet' or 'infonce'")

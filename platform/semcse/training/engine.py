@@ -1,0 +1,63 @@
+"""The model and the DeepSpeed configuration a training run starts from.
+
+Both are pure functions of the training config, so the driver can build the model once to check the
+configuration before any worker starts, and every worker builds the identical model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from semcse.config import TrainingConfig
+from semcse.models.encoder import TextEncoder
+
+
+def build_encoder(cfg: TrainingConfig) -> TextEncoder:
+    """The base encoder with the configured pooling, projection head, frozen parts and checkpointing."""
+    if not cfg.base_model:
+        raise ValueError("training.base_model is not set; pass --base-model PATH (a local HF or ST directory)")
+    torch.manual_seed(cfg.seed)  # identical projection-head initialisation on every worker
+    encoder = TextEncoder.load(
+        cfg.base_model,
+        pooling=cfg.pooling,
+        max_length=cfg.max_length,
+        projection_dim=cfg.projection_dim if cfg.projection else None,
+    )
+    encoder.similarity = "euclidean" if cfg.loss == "triplet" else "cosine"
+    encoder.freeze(embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
+    if cfg.gradient_checkpointing:
+        encoder.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return encoder
+
+
+def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
+    """ZeRO at the configured stage; bf16 on GPU, fp32 on CPU; AdamW with linear warm-up and decay.
+
+    `torch_adam` keeps DeepSpeed from compiling its fused/CPU Adam extensions, which need a
+    toolchain the CPU workers may not have; on GPU the fused kernel is worth it.
+    """
+    return {
+        "train_micro_batch_size_per_gpu": cfg.worker_batch_size,
+        "gradient_accumulation_steps": 1,
+        "optimizer": {
+            "type": "AdamW",
+            "params": {"lr": cfg.learning_rate, "weight_decay": cfg.weight_decay, "torch_adam": not cfg.use_gpu},
+        },
+        "scheduler": {
+            "type": "WarmupDecayLR",
+            "params": {
+                "total_num_steps": cfg.max_steps,
+                "warmup_num_steps": max(1, cfg.warmup_steps),
+                "warmup_min_lr": 0.0 if cfg.warmup_steps else cfg.learning_rate,
+                "warmup_max_lr": cfg.learning_rate,
+                "warmup_type": "linear",
+            },
+        },
+        "zero_optimization": {"stage": cfg.zero_stage},
+        "bf16": {"enabled": cfg.use_gpu},
+        "gradient_clipping": 1.0,
+        "steps_per_print": 10**9,
+        "wall_clock_breakdown": False,
+    }

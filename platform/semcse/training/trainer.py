@@ -1,0 +1,219 @@
+"""The driver side of training: check everything, prepare the data, run the TorchTrainer, deliver.
+
+`prepare` does all the checking a run needs before any Ray work is scheduled (model loads, pooling
+and head are valid, there are pairs to train on, the batch fits the data, validation is possible),
+so a misconfiguration costs seconds and prints one clear message instead of failing inside a
+worker. `train` then runs the loop and saves the best checkpoint's encoder as a
+sentence-transformers directory, logged to MLflow and registered under `training.register_name`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
+from semcse.data.io import read_corpus
+from semcse.data.positives import build_pair_rows, needs_texts
+from semcse.data.split import split_of
+from semcse.training.checkpoints import MODEL_DIR, best_model
+from semcse.training.engine import build_encoder
+from semcse.training.loop import FailOnce, LoopSpec, train_loop
+from semcse.training.objective import PairObjective
+from semcse.training.validation import ValidationSet, build_validation_set
+
+FAIL_ONCE_ENV = "SEMCSE_FAIL_ONCE"
+
+
+class TrainingSetupError(ConfigError):
+    """A run that cannot start (bad model, no data, batch too large); raised before any Ray work."""
+
+
+@dataclass
+class PreparedData:
+    """Training rows (one per usable abstract) and the validation texts."""
+
+    train_rows: pd.DataFrame
+    validation: ValidationSet
+    counts: dict[str, int]
+
+
+@dataclass
+class TrainResult:
+    """What a finished run delivers."""
+
+    model_dir: Path
+    metrics: dict[str, Any]
+    best: dict[str, Any]
+    run_id: str | None
+    model_version: str | None
+
+
+def prepare(cfg: RunConfig) -> PreparedData:
+    """Validate the configuration against the model and the data; build train rows and the validation set."""
+    tc = cfg.training
+    try:
+        build_encoder(tc)
+    except (OSError, ValueError) as exc:
+        raise TrainingSetupError(
+            f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
+        ) from exc
+    if not cfg.corpus.path:
+        raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
+    corpus = read_corpus(cfg.corpus.path, cfg.corpus)
+    texts = _read_texts(tc.texts, tc.pairs) if needs_texts(tc.pairs) else None
+    split = corpus["id"].map(
+        lambda i: split_of(i, cfg.corpus.val_fraction, cfg.corpus.test_fraction, cfg.corpus.split_seed)
+    )
+    train_corpus = corpus[split == "train"]
+    if tc.train_fraction < 1:
+        train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
+    train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
+    val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
+    similarity = "euclidean" if tc.loss == "triplet" else "cosine"
+    validation = build_validation_set(tc.pairs, val_rows, tc.val_size, similarity)
+    counts = {
+        "corpus_rows": len(corpus),
+        "train_abstracts": len(train_corpus),
+        "train_rows": len(train_rows),
+        "val_abstracts": int((split == "val").sum()),
+        "val_rows": len(validation),
+    }
+    _check_sizes(cfg, counts)
+    return PreparedData(train_rows, validation, counts)
+
+
+def _read_texts(path: str | None, mode: str) -> pd.DataFrame:
+    if not path:
+        raise TrainingSetupError(f"pairs mode {mode!r} trains on generated texts; pass --texts DIR")
+    if not Path(path).exists():
+        raise TrainingSetupError(f"generated texts not found: {path}")
+    frame = pd.read_parquet(path)
+    missing = {"id", "kind", "text"} - set(frame.columns)
+    if missing:
+        raise TrainingSetupError(f"{path}: generated texts lack columns {sorted(missing)} (see DESIGN, texts)")
+    return frame
+
+
+def _check_sizes(cfg: RunConfig, counts: dict[str, int]) -> None:
+    tc = cfg.training
+    what = {
+        "crops": f"≥2 crops of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
+        "dropout": f"a crop of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
+        "summaries": "≥2 generated summaries",
+    }.get(tc.pairs, "enough generated texts" if not tc.pairs.startswith("aspect:") else "≥2 applicable summaries")
+    if counts["train_rows"] == 0:
+        raise TrainingSetupError(
+            f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "
+            f"(pairs mode {tc.pairs!r})"
+        )
+    if counts["train_rows"] // tc.num_workers < tc.worker_batch_size:
+        raise TrainingSetupError(
+            f"batch_size {tc.batch_size} is larger than the training data: {counts['train_rows']} usable abstracts "
+            f"over {tc.num_workers} workers; lower training.batch_size"
+        )
+    if counts["val_rows"] < 2:
+        raise TrainingSetupError(
+            f"validation needs ≥2 held-out abstracts with {what}, found {counts['val_rows']} "
+            f"(of {counts['val_abstracts']} in the val split); raise corpus.val_fraction"
+        )
+
+
+def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
+    """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`, register it."""
+    from semcse.runtime import init_ray
+    from semcse.tracking import Tracker
+
+    prepared = prepared or prepare(cfg)
+    tc = cfg.training
+    init_ray(cfg.ray)
+    tracking = absolute_tracking(cfg)
+    tracker = Tracker.start(tracking, run_name=f"train-{tc.pairs}", tags={"stage": "train", "pairs": tc.pairs})
+    with tracker:
+        tracker.log_params(tc, prefix="training.")
+        tracker.log_params({"corpus.path": cfg.corpus.path, **{f"data.{k}": v for k, v in prepared.counts.items()}})
+        spec = LoopSpec(
+            cfg=tc,
+            objective=PairObjective(tc),
+            model_factory=functools.partial(build_encoder, tc),
+            validation=prepared.validation,
+            tracking=tracking,
+            run_id=tracker.run_id,
+            fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
+        )
+        print(
+            f"[semcse train] {tc.pairs} pairs, {tc.loss} loss: {prepared.counts['train_rows']} training abstracts, "
+            f"{prepared.counts['val_rows']} validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, "
+            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps",
+            flush=True,
+        )
+        out = Path(tc.out or Path(cfg.run_dir) / "encoder")
+        best, result = run_loop(cfg, tc, spec, prepared.train_rows, f"train-{tc.pairs}", out)
+        tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
+        tracker.log_artifact(out, "encoder")
+        version = tracker.register_model("encoder", tc.register_name, tc.register_alias)
+    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version)
+
+
+def absolute_tracking(cfg: RunConfig) -> TrackingConfig:
+    """Tracking with absolute locations: Ray workers run in other directories but must log to the same store."""
+    from semcse.tracking import tracking_uri
+
+    return cfg.tracking.model_copy(
+        update={
+            "tracking_uri": tracking_uri(cfg.tracking),
+            "artifact_location": str(Path(cfg.tracking.artifact_location).resolve()),
+        }
+    )
+
+
+def run_loop(
+    cfg: RunConfig, tc: TrainingConfig, spec: LoopSpec, train_rows: pd.DataFrame, label: str, out: Path
+) -> tuple[dict[str, Any], Any]:
+    """Fit `spec` with a TorchTrainer and copy the best checkpoint's model to `out`; returns (best, result).
+
+    Shared by every objective (pairs, distillation): one Ray Data shard per worker, restore from
+    the last checkpoint on worker failure, only the best checkpoint kept.
+    """
+    import ray.data
+    from ray.train import CheckpointConfig, FailureConfig, ScalingConfig
+    from ray.train import RunConfig as RayRunConfig
+    from ray.train.torch import TorchTrainer
+
+    run_name = f"{cfg.name}-{label}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    trainer = TorchTrainer(
+        train_loop,
+        train_loop_config={"spec": spec},
+        scaling_config=ScalingConfig(
+            num_workers=tc.num_workers, use_gpu=tc.use_gpu, resources_per_worker={"CPU": tc.cpus_per_worker}
+        ),
+        run_config=RayRunConfig(
+            name=run_name.replace(":", "-"),
+            storage_path=str(Path(cfg.run_dir, "ray").resolve()),
+            failure_config=FailureConfig(max_failures=tc.max_failures),
+            checkpoint_config=CheckpointConfig(
+                num_to_keep=1, checkpoint_score_attribute="val_score", checkpoint_score_order="min"
+            ),
+        ),
+        datasets={"train": ray.data.from_pandas(train_rows)},
+    )
+    result = trainer.fit()
+    best_checkpoint, best = best_model(result)
+    _deliver(best_checkpoint, out)
+    return best, result
+
+
+def _deliver(checkpoint: Any, out: Path) -> None:
+    """Copy the checkpoint's sentence-transformers directory to `out` (replacing an older model)."""
+    with checkpoint.as_directory() as directory:
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(Path(directory) / MODEL_DIR, out)

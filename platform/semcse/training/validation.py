@@ -1,0 +1,82 @@
+"""The held-out checks run every `eval_every` steps; their mean (`val_score`) drives early stopping.
+
+Following SemCSE (Appendix A.3), on validation abstracts that have two texts s1, s2 of the mode:
+
+- `val_rank_pair`: average rank of s2 among all validation s2 for query s1;
+- `val_rank_document`: average rank of the matching `title + abstract` among all validation
+  documents for the mean embedding of s1 and s2.
+
+Crop modes have no generated texts, so they use the analogues that test the same abilities:
+first crop ↔ last crop of an abstract for the pair check, and the abstract's first half ↔ second
+half of its sentences for the document check (SemCSE's "abstract segments" task). Ranks are 1-based,
+lower is better, and use the loss's geometry (Euclidean for triplet, cosine for InfoNCE).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from semcse.data.positives import pair_mode
+from semcse.evaluation.metrics import Similarity, average_rank
+from semcse.models.encoder import TextEncoder
+
+
+@dataclass(frozen=True)
+class ValidationSet:
+    """Texts for the two checks; query i matches target i. Document queries are averaged embeddings."""
+
+    pair_queries: list[str]
+    pair_targets: list[str]
+    document_queries: list[tuple[str, ...]]
+    document_targets: list[str]
+    similarity: Similarity
+
+    def __len__(self) -> int:
+        return len(self.pair_queries)
+
+
+def build_validation_set(mode: str, rows: pd.DataFrame, size: int, similarity: Similarity) -> ValidationSet:
+    """From pair rows of the validation split (see `build_pair_rows`), at most `size` abstracts."""
+    usable = rows[rows["texts"].map(len) >= 2].head(size)
+    texts = [list(t) for t in usable["texts"]]
+    if pair_mode(mode).source == "crops":
+        halves = [_halves(list(s)) for s in usable["sentences"]]
+        return ValidationSet(
+            pair_queries=[t[0] for t in texts],
+            pair_targets=[t[-1] for t in texts],
+            document_queries=[(first,) for first, _ in halves],
+            document_targets=[second for _, second in halves],
+            similarity=similarity,
+        )
+    documents = (usable["title"].str.strip() + " " + usable["abstract"].str.strip()).str.strip()
+    return ValidationSet(
+        pair_queries=[t[0] for t in texts],
+        pair_targets=[t[1] for t in texts],
+        document_queries=[(t[0], t[1]) for t in texts],
+        document_targets=documents.tolist(),
+        similarity=similarity,
+    )
+
+
+def _halves(sentences: list[str]) -> tuple[str, str]:
+    middle = max(1, len(sentences) // 2)
+    return " ".join(sentences[:middle]), " ".join(sentences[middle:])
+
+
+def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> dict[str, float]:
+    """Both average ranks and their mean; every text is encoded once."""
+    width = len(val.document_queries[0])
+    flat_queries = [text for group in val.document_queries for text in group]
+    vectors = encoder.encode(
+        val.pair_queries + val.pair_targets + flat_queries + val.document_targets, batch_size=batch_size
+    )
+    n = len(val)
+    pair_q, pair_t = vectors[:n], vectors[n : 2 * n]
+    document_q = vectors[2 * n : 2 * n + n * width].reshape(n, width, -1).mean(1)
+    document_t = vectors[2 * n + n * width :]
+    pair = average_rank(pair_q, pair_t, similarity=val.similarity)
+    document = average_rank(document_q, document_t, similarity=val.similarity)
+    return {"val_rank_pair": pair, "val_rank_document": document, "val_score": float(np.mean([pair, document]))}

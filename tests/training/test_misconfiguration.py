@@ -1,0 +1,70 @@
+"""Misconfigurations fail before any Ray work starts, with a message naming the problem."""
+
+from __future__ import annotations
+
+import pytest
+import semcse.runtime
+from semcse.cli import app
+from semcse.config import ConfigError
+from semcse.training.trainer import TrainingSetupError, train
+from typer.testing import CliRunner
+
+
+@pytest.fixture(autouse=True)
+def no_ray(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("Ray was started for a configuration that should have been rejected")
+
+    monkeypatch.setattr(semcse.runtime, "init_ray", refuse)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"training.pooling": "max"}, "training.pooling"),
+        ({"training.projection": True}, "projection_dim is not set"),
+        ({"training.batch_size": 7}, "multiple of num_workers"),
+    ],
+)
+def test_invalid_config_values(make_config, overrides: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        make_config(**overrides)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"training.pairs": "crops", "training.min_sentence_chars": 240}, "no training pairs after filtering"),
+        ({"training.pairs": "aspect:nonexistent"}, "no training pairs after filtering"),
+        ({"training.batch_size": 64}, "batch_size 64 is larger than the training data"),
+        ({"training.texts": None}, "needs generated texts|pass --texts"),
+        ({"training.base_model": "/nonexistent/model"}, "cannot build the encoder"),
+        ({"training.freeze_layers": 5}, "only 2 layers"),
+        ({"corpus.val_fraction": 0.0}, "validation needs"),
+    ],
+)
+def test_setup_errors_before_any_work(make_config, overrides: dict, message: str) -> None:
+    cfg = make_config(**{k: v for k, v in overrides.items() if v is not None})
+    if overrides.get("training.texts", "") is None:
+        cfg.training.texts = None
+    with pytest.raises(TrainingSetupError, match=message):
+        train(cfg)
+
+
+def test_cli_reports_misconfiguration(make_config, tiny_encoder_dir, sample_corpus_path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "--pairs",
+            "crops",
+            "--corpus",
+            str(sample_corpus_path),
+            "--base-model",
+            str(tiny_encoder_dir),
+            "--set",
+            "training.pooling=max",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "training.pooling" in result.output
