@@ -1,0 +1,175 @@
+"""Stage one of SemCSE-Multi: one aspect encoder per aspect of a pack, each a normal training run.
+
+Each aspect is the existing trainer with pairs `aspect:<name>` (InfoNCE, cosine, a `multi.head_dim`
+projection), so aspect encoders get the same checks, checkpoints, early stopping and registry as any
+encoder. Generated aspects are first folded by `multi.merge` (hypothesis general + specific → one
+hypothesis aspect) and abstracts with fewer than `multi.min_summaries` applicable summaries of an
+aspect are left out of that aspect. Runs go concurrently from driver threads, as many at a time as the
+cluster's CPUs hold, and every run is tagged as an MLflow child of one parent run.
+
+The output directory holds one sentence-transformers encoder per aspect, `texts.parquet` (the merged
+texts they were trained on, which distillation reads back) and `aspects.json` (aspect → encoder dir).
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import ValidationError
+
+from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error
+from semcse.training.trainer import TrainingSetupError, TrainResult, prepare, train
+
+MANIFEST, MERGED_TEXTS = "aspects.json", "texts.parquet"
+KIND_PREFIX = "aspect:"
+
+
+@dataclass
+class AspectsResult:
+    """What the stage delivers: an encoder directory per aspect and the parent MLflow run."""
+
+    out: Path
+    encoders: dict[str, Path]
+    results: dict[str, TrainResult]
+    run_id: str | None
+
+
+def merge_kinds(texts: pd.DataFrame, merge: dict[str, str]) -> pd.DataFrame:
+    """Rename `aspect:<generated>` kinds to `aspect:<trained>` per the merge map; other kinds unchanged."""
+    renames = {f"{KIND_PREFIX}{src}": f"{KIND_PREFIX}{dst}" for src, dst in merge.items()}
+    return texts.assign(kind=texts["kind"].replace(renames))
+
+
+def applicable_counts(texts: pd.DataFrame) -> pd.Series:
+    """Applicable, non-empty aspect texts per (id, kind)."""
+    applicable = texts["applicable"].fillna(True).astype(bool) if "applicable" in texts else True
+    usable = texts[applicable & (texts["text"].fillna("").str.strip() != "")]
+    return usable.groupby(["id", "kind"]).size()
+
+
+def keep_well_covered(texts: pd.DataFrame, min_summaries: int) -> pd.DataFrame:
+    """Drop the aspect texts of (abstract, aspect) pairs with fewer than `min_summaries` applicable texts."""
+    counts = applicable_counts(texts)
+    enough = set(counts[counts >= min_summaries].index)
+    keep = [(i, k) in enough or not str(k).startswith(KIND_PREFIX) for i, k in zip(texts["id"], texts["kind"])]
+    return texts[keep].reset_index(drop=True)
+
+
+def resolve_aspects(cfg: RunConfig, texts: pd.DataFrame) -> list[str]:
+    """Trained aspect names in order: the pack's (or `multi.aspects`) folded by the merge map, else the texts'."""
+    multi = cfg.multi
+    if multi.aspect_pack:
+        from semcse.generation.prompts import load_aspect_pack
+
+        generated = list(load_aspect_pack(multi.aspect_pack).select(multi.aspects))
+    elif multi.aspects:
+        generated = list(multi.aspects)
+    else:
+        kinds = texts["kind"].astype(str)
+        generated = sorted({k.removeprefix(KIND_PREFIX) for k in kinds if k.startswith(KIND_PREFIX)})
+    aspects = list(dict.fromkeys(multi.merge.get(a, a) for a in generated))
+    if not aspects:
+        raise ConfigError("no aspects to train: set multi.aspect_pack or multi.aspects, or pass aspect texts")
+    return aspects
+
+
+def read_texts(path: str | None) -> pd.DataFrame:
+    if not path:
+        raise ConfigError("SemCSE-Multi needs generated aspect texts: pass --texts DIR (multi.texts)")
+    if not Path(path).exists():
+        raise ConfigError(f"generated texts not found: {path}")
+    frame = pd.read_parquet(path)
+    missing = {"id", "kind", "text"} - set(frame.columns)
+    if missing:
+        raise ConfigError(f"{path}: generated texts lack columns {sorted(missing)} (see DESIGN, texts)")
+    return frame.assign(id=frame["id"].astype(str))
+
+
+def stage_training(cfg: RunConfig, overrides: dict[str, Any], where: str, **fixed: Any) -> TrainingConfig:
+    """`training` with a stage's fixed settings and its user overrides on top, validated as one section."""
+    data = cfg.training.model_dump() | fixed | overrides
+    try:
+        return TrainingConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid {where}:\n{format_validation_error(exc)}") from exc
+
+
+def aspect_config(cfg: RunConfig, aspect: str, texts_path: Path, out: Path) -> RunConfig:
+    """The training run of one aspect encoder (InfoNCE, cosine, `head_dim` projection unless overridden)."""
+    multi = cfg.multi
+    training = stage_training(
+        cfg,
+        multi.aspect_training,
+        "multi.aspect_training",
+        pairs=f"{KIND_PREFIX}{aspect}",
+        loss="infonce",
+        projection=True,
+        projection_dim=multi.head_dim,
+        texts=str(texts_path),
+        out=str(out / aspect),
+        register_name=f"{multi.aspect_register_prefix}{aspect}",
+    )
+    return cfg.model_copy(update={"training": training, "run_dir": str(Path(cfg.run_dir) / f"aspect-{aspect}")})
+
+
+def concurrency(cfg: RunConfig, n_aspects: int) -> int:
+    """How many aspect runs fit the cluster at once: each needs its workers' CPUs plus one for its controller."""
+    if cfg.multi.concurrency:
+        return min(cfg.multi.concurrency, n_aspects)
+    import ray
+
+    tc = cfg.training
+    per_run = tc.num_workers * tc.cpus_per_worker + 1
+    return max(1, min(n_aspects, int(ray.cluster_resources().get("CPU", 1) // per_run)))
+
+
+def train_aspects(cfg: RunConfig) -> AspectsResult:
+    """Train every aspect's encoder; all configurations and data are checked before the first run starts."""
+    from semcse.runtime import init_ray
+    from semcse.tracking import Tracker, tracking_uri
+
+    multi = cfg.multi
+    texts = merge_kinds(read_texts(multi.texts), multi.merge)
+    aspects = resolve_aspects(cfg, texts)
+    out = Path(multi.aspect_encoders or Path(cfg.run_dir) / "aspect-encoders")
+    out.mkdir(parents=True, exist_ok=True)
+    texts_path = out / MERGED_TEXTS
+    keep_well_covered(texts, multi.min_summaries).to_parquet(texts_path, index=False)
+    configs = {a: aspect_config(cfg, a, texts_path, out) for a in aspects}
+    prepared = {}
+    for aspect, aspect_cfg in configs.items():
+        try:
+            prepared[aspect] = prepare(aspect_cfg)
+        except TrainingSetupError as exc:
+            raise TrainingSetupError(f"aspect {aspect!r}: {exc}") from exc
+    init_ray(cfg.ray)
+    tracking = cfg.tracking.model_copy(update={"tracking_uri": tracking_uri(cfg.tracking)})
+    parent = Tracker.start(tracking, run_name="train-aspects", tags={"stage": "train-aspects"})
+    with parent:
+        parent.log_params({"aspects": aspects, "multi": multi.model_dump(), "texts": str(multi.texts)})
+        workers = concurrency(cfg, len(aspects))
+        print(f"[semcse train-aspects] {len(aspects)} aspects {aspects}, {workers} at a time", flush=True)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aspect") as pool:
+            futures = {a: pool.submit(train, c, prepared[a]) for a, c in configs.items()}
+            results = {a: f.result() for a, f in futures.items()}
+        for aspect, result in results.items():
+            if result.run_id and parent.run_id:
+                Tracker(tracking, result.run_id).set_tags({"mlflow.parentRunId": parent.run_id, "aspect": aspect})
+            parent.log_metrics({f"{aspect}.best_val_score": result.best["val_score"]}, step=result.best["step"])
+        encoders = {a: r.model_dir for a, r in results.items()}
+        (out / MANIFEST).write_text(json.dumps({a: str(p.resolve()) for a, p in encoders.items()}, indent=2))
+        parent.log_artifact(out / MANIFEST)
+    return AspectsResult(out, encoders, results, parent.run_id)
+
+
+def read_manifest(directory: str | Path) -> dict[str, Path]:
+    """aspect → encoder directory, as written by `train_aspects`."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        raise ConfigError(f"{directory} holds no aspect encoders: {MANIFEST} is missing (run semcse train-aspects)")
+    return {a: Path(p) for a, p in json.loads(path.read_text()).items()}

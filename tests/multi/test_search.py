@@ -1,0 +1,60 @@
+"""Aspect-weighted search over a unified model's per-aspect indexes, via the library and `semcse search`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from semcse.cli import app
+from semcse.index import VectorIndexError
+from semcse.models.unified import UnifiedEncoder
+from semcse.search import SearchIndex, build_from_corpus
+from typer.testing import CliRunner
+
+
+@pytest.fixture(scope="module")
+def searchable(multi_data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[SearchIndex, Path]:
+    model_dir = UnifiedEncoder.create(multi_data["encoder"], ["species", "method"], dim=8).save(
+        tmp_path_factory.mktemp("unified")
+    )
+    index = build_from_corpus(pd.read_parquet(multi_data["corpus"]), str(model_dir), UnifiedEncoder.load(model_dir))
+    return index, index.save(tmp_path_factory.mktemp("index"))
+
+
+def test_weight_one_on_an_aspect_is_that_aspects_own_ranking(searchable: tuple[SearchIndex, Path]) -> None:
+    index, _ = searchable
+    row = index.row_of("p007")
+    for aspect in ("species", "method"):
+        query = index.stored(row)
+        hits = index.search(query, 10, {aspect: 1.0})
+        _, own = index.indexes[aspect].search_ids(query[aspect], 10)
+        assert [h.id for h in hits] == own[0]
+    mixed = [h.id for h in index.search(index.stored(row), 10, {"species": 0.5, "method": 0.5})]
+    assert mixed != [h.id for h in index.search(index.stored(row), 10, {"species": 1.0})]
+
+
+def test_weights_are_normalised_and_unknown_aspects_refused(searchable: tuple[SearchIndex, Path]) -> None:
+    index, _ = searchable
+    query = index.stored(3)
+    assert index.weights({"species": 3, "method": 1}) == {"species": 0.75, "method": 0.25}
+    scaled = index.search(query, 8, {"species": 6, "method": 2})
+    unit = index.search(query, 8, {"species": 0.75, "method": 0.25})
+    assert [(h.id, round(h.score, 6)) for h in scaled] == [(h.id, round(h.score, 6)) for h in unit]
+    with pytest.raises(VectorIndexError, match="unknown aspect.*habitat"):
+        index.search(query, 5, {"habitat": 1.0})
+
+
+def test_search_command_by_text_and_by_id(searchable: tuple[SearchIndex, Path]) -> None:
+    _, directory = searchable
+    runner = CliRunner()
+    by_text = runner.invoke(
+        app,
+        ["search", "--index", str(directory), "--query", "songbirds in a field survey", "-w", "species=2,method=2"],
+    )
+    assert by_text.exit_code == 0, by_text.output
+    assert "species=0.50" in by_text.output and "p0" in by_text.output
+    by_id = runner.invoke(app, ["search", "--index", str(directory), "--id", "p001", "-k", "3"])
+    assert by_id.exit_code == 0, by_id.output
+    unknown = runner.invoke(app, ["search", "--index", str(directory), "--id", "p001", "-w", "habitat=1"])
+    assert unknown.exit_code == 2 and "unknown aspect" in unknown.output
