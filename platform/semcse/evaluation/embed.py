@@ -62,16 +62,19 @@ class ModelRef:
 
 
 def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: str = "mean") -> Any:
-    """The model behind a reference; `default_pooling` applies only to plain HF encoder directories."""
+    """The model behind a reference (single-vector or unified multi-aspect).
+
+    `default_pooling` applies only to plain HF encoder directories.
+    """
     if not isinstance(spec.ref, str | Path):
         return spec.ref
-    from semcse.models.encoder import TextEncoder
+    from semcse.models.unified import load_encoder
 
-    pooling = spec.pooling
     path = Path(str(spec.ref)).expanduser()
+    pooling = spec.pooling
     if pooling is None and path.is_dir() and not (path / "modules.json").is_file():
         pooling = default_pooling
-    return TextEncoder.load(spec.ref, pooling=pooling, max_length=max_length)
+    return load_encoder(spec.ref, pooling=pooling, max_length=max_length)
 
 
 def aspects_of(model: Any) -> list[str]:
