@@ -21,10 +21,26 @@ REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
 
 
+def _shell_blocks() -> list[str]:
+    """The README's shell code blocks (fences with no language, bash, sh or console)."""
+    blocks, current, language = [], None, ""
+    for line in README.splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current, language = [], line[3:].strip()
+            else:
+                if language in {"", "bash", "sh", "console"}:
+                    blocks.append("\n".join(current))
+                current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
 def _code_lines() -> list[str]:
-    """Command lines from the README's code blocks, with continuations joined and comments cut."""
+    """Command lines from the shell blocks, with continuations joined and comments cut."""
     lines: list[str] = []
-    for block in re.findall(r"```(?:bash|sh|console)?\n(.*?)```", README, flags=re.S):
+    for block in _shell_blocks():
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.split("  #")[0].strip()

@@ -889,9 +889,33 @@ def search_command(
     console.print(table)
 
 
-NOT_BUILT = {
-    "pipeline": (10, "the end-to-end pipeline"),
-}
+NOT_BUILT = {}
+
+
+@app.command("pipeline")
+@user_errors
+def pipeline_command(
+    config: ConfigOpt = None,
+    overrides: SetOpt = None,
+    start: Annotated[str | None, typer.Option("--from", help="First step to run (default: validate).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Last step to run (default: serve).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Rerun steps an earlier run finished.")] = False,
+) -> None:
+    """validate → generate → train → evaluate → register → index → serve, resumable, under one MLflow parent run.
+
+    Steps finished by an earlier run in the same run_dir are skipped, so rerunning after a crash resumes.
+    Example: semcse pipeline --config jobs/configs/demo.yaml --set training.max_steps=50
+    """
+    from semcse.pipeline import Pipeline
+    from semcse.tracking import ui_hint
+
+    cfg = build_config(config, overrides)
+    state = Pipeline(cfg, console).run(start, until, force)
+    verdict = state.steps.get("register", {}).get("outputs", {}).get("verdict")
+    console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})")
+    if verdict:
+        console.print(verdict, highlight=False)
+    console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 
 def _register_not_built(name: str, issue: int, what: str) -> None:

@@ -1,0 +1,154 @@
+"""Run a study with Ray Tune: checks first, trials as Tune functions, resume, then the ablation table.
+
+Each trial is a Tune function that fits its own TorchTrainer (the Ray Train V2 + Tune pattern). The
+trial actor itself only waits (it holds a token `TRIAL_ACTOR_CPU`, since Tune refuses an empty
+request); the Train workers it launches do, and Tune cannot see them, so the
+number of trials running at once is derived here from what one trial's TorchTrainer asks for
+(`num_workers × cpus_per_worker`, and GPUs) against the cluster's resources. Running a study whose
+experiment directory already exists restores it with `Tuner.restore`: finished trials keep their
+results and only unfinished or errored trials run again. Tune saves its experiment state every
+`STATE_SAVE_PERIOD_S` (its default waits 10 s or more), so a crash right after a trial finishes does
+not lose that trial.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from semcse.config import RunConfig
+from semcse.tracking import Tracker
+from semcse.tuning.study import Study, StudyError
+from semcse.tuning.table import AblationTable, TrialRow, build_table, write_table
+from semcse.tuning.tracking import TrialRuns
+from semcse.tuning.trial import LOWER_IS_BETTER_KEY, TrialSpec, absolute_paths, check_base, run_trial
+
+TRIAL_ACTOR_CPU = 0.01
+STATE_SAVE_PERIOD_S = 1
+
+
+@dataclass
+class StudyResult:
+    """A finished study: its table, the files written, where Tune keeps it, and its MLflow parent run."""
+
+    study: str
+    table: AblationTable
+    paths: dict[str, Path]
+    experiment_dir: Path
+    parent_run_id: str | None
+    restored: bool
+
+
+def trial_resources(cfg: RunConfig, trainer: str) -> dict[str, float]:
+    """What one trial's TorchTrainer reserves while it trains."""
+    if trainer == "multi":
+        from semcse.training.aspects import stage_training
+
+        tc = stage_training(cfg, cfg.multi.distill, "multi.distill")
+    else:
+        tc = cfg.training
+    ask = {"CPU": tc.num_workers * tc.cpus_per_worker}
+    if tc.use_gpu:
+        ask["GPU"] = float(tc.num_workers)
+    return ask
+
+
+def max_concurrent_trials(ask: dict[str, float], cluster: dict[str, float], cap: int | None = None) -> int:
+    """How many trials fit side by side on `cluster`; at most `cap` when the study sets one."""
+    fits = min(math.floor(cluster.get(name, 0.0) / amount + 1e-9) for name, amount in ask.items() if amount > 0)
+    if fits < 1:
+        have = {name: cluster.get(name, 0.0) for name in ask}
+        raise StudyError(f"one trial asks for {ask} but the cluster has {have}; lower training.num_workers")
+    return min(fits, cap) if cap else fits
+
+
+def run_study(study: Study, base: RunConfig, callbacks: list[Any] | None = None, restore: bool = True) -> StudyResult:
+    """Check, run (or restore and finish) the study, write and log the ablation table."""
+    import ray
+    from ray import tune
+
+    from semcse.runtime import init_ray
+
+    os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", str(STATE_SAVE_PERIOD_S))
+    base = absolute_paths(base)
+    check_base(base, study.trainer)
+    init_ray(base.ray)
+    storage = Path(base.run_dir) / "tune"
+    experiment = storage / study.name
+    state_file = storage / f"{study.name}-study.json"
+    restored = restore and tune.Tuner.can_restore(str(experiment))
+    parent = _parent_run(study, base, state_file if restored else None)
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    state_file.write_text(json.dumps({"parent_run_id": parent.run_id}))
+    spec = TrialSpec(
+        study.name, study.trainer, base.model_dump(), tuple(study.suites), str(storage / f"{study.name}-trials")
+    )
+    trainable = tune.with_resources(tune.with_parameters(run_trial, spec=spec), {"cpu": TRIAL_ACTOR_CPU})
+    ask = trial_resources(base, study.trainer)
+    concurrent = max_concurrent_trials(ask, ray.cluster_resources(), study.max_concurrent_trials)
+    print(f"[semcse tune] {study.name}: each trial asks for {ask}; up to {concurrent} trials at once", flush=True)
+    with parent:
+        if restored:
+            print(f"[semcse tune] restoring {experiment}: finished trials are kept", flush=True)
+            tuner = tune.Tuner.restore(str(experiment), trainable=trainable, resume_errored=True)
+        else:
+            tuner = tune.Tuner(
+                trainable,
+                param_space={key: domain.to_tune() for key, domain in study.search.items()},
+                tune_config=tune.TuneConfig(
+                    metric=study.metric,
+                    mode=study.mode,
+                    num_samples=study.samples,
+                    max_concurrent_trials=concurrent,
+                    scheduler=_scheduler(study, base),
+                ),
+                run_config=tune.RunConfig(
+                    name=study.name,
+                    storage_path=str(storage),
+                    callbacks=[TrialRuns(base.tracking, parent.run_id, study.name), *(callbacks or [])],
+                ),
+            )
+        grid = tuner.fit()
+        ablation = build_table([_row(result, study) for result in grid], study.metric, study.mode)
+        paths = write_table(ablation, storage / f"{study.name}-results", study.metric, study.name)
+        for path in paths.values():
+            parent.log_artifact(path, "ablation")
+    return StudyResult(study.name, ablation, paths, experiment, parent.run_id, restored)
+
+
+def _parent_run(study: Study, base: RunConfig, state_file: Path | None) -> Tracker:
+    """The study's MLflow parent run: reopened when restoring, else a new one with the study's settings."""
+    if state_file is not None and state_file.is_file():
+        run_id = json.loads(state_file.read_text()).get("parent_run_id")
+        if run_id:
+            return Tracker.resume(base.tracking, run_id)
+    parent = Tracker.start(base.tracking, run_name=f"tune-{study.name}", tags={"stage": "tune", "study": study.name})
+    parent.log_params(study.model_dump(mode="json"), prefix="study.")
+    parent.log_params(base, prefix="base.")
+    return parent
+
+
+def _scheduler(study: Study, base: RunConfig) -> Any:
+    """ASHA over validation reports (one per `eval_every` steps, plus the final report), else FIFO."""
+    if study.scheduler != "asha":
+        return None
+    from ray.tune.schedulers import ASHAScheduler
+
+    reports = math.ceil(base.training.max_steps / base.training.eval_every) + 1
+    return ASHAScheduler(
+        time_attr="training_iteration",
+        max_t=max(reports, study.asha.grace_period),
+        grace_period=study.asha.grace_period,
+        reduction_factor=study.asha.reduction_factor,
+    )
+
+
+def _row(result: Any, study: Study) -> TrialRow:
+    metrics = dict(result.metrics or {})
+    status = "error" if result.error else "done" if LOWER_IS_BETTER_KEY in metrics else "stopped"
+    params = {key: value for key, value in (result.config or {}).items() if key in study.search}
+    return TrialRow(str(metrics.get("trial_id", Path(result.path).name)), params, metrics, status)

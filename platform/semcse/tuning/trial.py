@@ -1,0 +1,127 @@
+"""One trial: its RunConfig, a TorchTrainer fit through the ordinary training entry point, its suites.
+
+The trial function runs inside a Tune trial actor (the Ray Train V2 + Tune pattern) and calls
+`training.trainer.train` (or `training.distill.distill` for SemCSE-Multi), which builds and fits the
+TorchTrainer, so a trial trains exactly like `semcse train` does. Tune starts trials in their own
+working directory, so the driver makes every path of the base config absolute before trials see it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from semcse.config import RunConfig, apply_overrides
+from semcse.tracking import tracking_uri
+
+PATH_KEYS = (
+    ("corpus", "path"),
+    ("training", "texts"),
+    ("training", "base_model"),
+    ("evaluation", "data"),
+    ("evaluation", "texts"),
+    ("evaluation", "judgements"),
+    ("multi", "texts"),
+    ("multi", "aspect_encoders"),
+)
+LOWER_IS_BETTER_KEY = "lower_is_better"
+TRAIN_RUN_KEY = "train_run_id"
+
+
+def absolute_paths(cfg: RunConfig) -> RunConfig:
+    """The same config with run_dir, the MLflow store and every existing relative input path made absolute."""
+    data = cfg.model_dump()
+    for section, key in PATH_KEYS:
+        value = data[section][key]
+        if value and not str(value).startswith("models:/") and Path(value).exists():
+            data[section][key] = str(Path(value).resolve())
+    data["run_dir"] = str(Path(cfg.run_dir).resolve())
+    data["tracking"]["tracking_uri"] = tracking_uri(cfg.tracking)
+    data["tracking"]["artifact_location"] = str(Path(cfg.tracking.artifact_location).resolve())
+    return RunConfig.model_validate(data)
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """What every trial shares (pickled into the trial actors by `tune.with_parameters`)."""
+
+    study: str
+    trainer: str
+    base: dict[str, Any]
+    suites: tuple[str, ...]
+    trials_dir: str
+
+
+def trial_config(spec: TrialSpec, params: dict[str, Any], trial_id: str) -> RunConfig:
+    """Base config + this trial's parameters, with its own output directories and registry entry."""
+    out = Path(spec.trials_dir) / trial_id
+    data = apply_overrides(copy.deepcopy(spec.base), [f"{key}={json.dumps(value)}" for key, value in params.items()])
+    data["run_dir"] = str(out)
+    data["training"] |= {"out": str(out / "encoder"), "register_name": f"semcse-tune-{spec.study}"}
+    data["training"]["register_alias"] = f"trial-{trial_id}"
+    data["multi"] |= {"out": str(out / "unified"), "register_name": f"semcse-tune-{spec.study}"}
+    data["multi"]["register_alias"] = f"trial-{trial_id}"
+    return RunConfig.model_validate(data)
+
+
+def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
+    """The Tune function: train (reports relayed live), evaluate the delivered model, report final metrics."""
+    from ray import tune
+
+    from semcse.tuning import relay
+
+    trial_id = tune.get_context().get_trial_id()
+    cfg = trial_config(spec, params, trial_id)
+    relay.install()
+    if spec.trainer == "multi":
+        from semcse.training.distill import distill
+
+        result = distill(cfg)
+    else:
+        from semcse.training.trainer import train
+
+        result = train(cfg)
+    final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {"best_step": result.best["step"]}
+    suite_metrics, lower = evaluate_model(cfg, result.model_dir, spec.suites, Path(cfg.run_dir) / "evaluation")
+    lower |= {k for k in final if k.startswith("val_")}
+    report = final | suite_metrics | {LOWER_IS_BETTER_KEY: ",".join(sorted(lower))}
+    tune.report(report | ({TRAIN_RUN_KEY: result.run_id} if result.run_id else {}))
+
+
+def evaluate_model(
+    cfg: RunConfig, model_dir: Path, suites: tuple[str, ...], out: Path
+) -> tuple[dict[str, float], set[str]]:
+    """Each suite's row for this model as `<suite>/<metric>`, and which of them are lower-is-better.
+
+    `overall` is left out: it normalises a model against the others in the same call, and a trial's
+    model is evaluated alone (compare trials on the raw columns instead).
+    """
+    from semcse.evaluation.report import write_report
+    from semcse.evaluation.runner import SUITES, model_refs
+
+    data = cfg.evaluation.data or cfg.corpus.path
+    metrics: dict[str, float] = {}
+    lower: set[str] = set()
+    for name in suites:
+        result = SUITES[name](model_refs([f"trial={model_dir}"]), data, cfg, out)
+        write_report(result, out)
+        row = result.table.loc["trial"].drop(labels=["overall"], errors="ignore")
+        metrics |= {f"{name}/{metric}": float(value) for metric, value in row.items()}
+        lower |= {f"{name}/{metric}" for metric in result.lower_is_better}
+    return metrics, lower
+
+
+def check_base(cfg: RunConfig, trainer: str) -> None:
+    """Fail before any trial on what every trial would hit: no model, no corpus, no pairs, batch too large."""
+    if trainer == "multi":
+        from semcse.training.aspects import stage_training
+        from semcse.training.distill import prepare_distill
+
+        prepare_distill(cfg, stage_training(cfg, cfg.multi.distill, "multi.distill"))
+    else:
+        from semcse.training.trainer import prepare
+
+        prepare(cfg)
