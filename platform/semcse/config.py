@@ -398,6 +398,24 @@ class MultiConfig(Section):
     register_alias: str = "candidate"
 
 
+class PipelineConfig(Section):
+    """End-to-end pipeline: the promotion metric and the optional index/serve steps."""
+
+    metric: str = "semantic:overall"
+    build_index: bool = False
+    deploy: bool = False
+    serve_config: str = "serve_apps/config.yaml"
+
+    @field_validator("metric")
+    @classmethod
+    def _suite_and_column(cls, value: str) -> str:
+        if ":" not in value or not all(value.split(":", 1)):
+            raise ValueError(
+                f"metric must look like SUITE:COLUMN (e.g. semantic:overall, knn:knn_accuracy), got {value!r}"
+            )
+        return value
+
+
 class RunConfig(Section):
     """A whole run: every stage's section plus where its outputs go."""
 
@@ -413,6 +431,7 @@ class RunConfig(Section):
     decoder: DecoderConfig = Field(default_factory=DecoderConfig)
     map: MapConfig = Field(default_factory=MapConfig)
     multi: MultiConfig = Field(default_factory=MultiConfig)
+    pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
 
 
 def parse_override(item: str) -> tuple[list[str], Any]:

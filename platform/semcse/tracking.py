@@ -12,6 +12,8 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MAX_PARAM_CHARS = 6000
 PARAMS_PER_BATCH = 100
+PARENT_ENV = "SEMCSE_PARENT_RUN_ID"
 
 
 def tracking_uri(cfg: TrackingConfig) -> str:
@@ -84,13 +87,18 @@ class Tracker:
         parent: Tracker | None = None,
         tags: dict[str, str] | None = None,
     ) -> Tracker:
-        """Create a run (a child of `parent` when given) and return its handle."""
+        """Create a run and return its handle.
+
+        The run is a child of `parent` when given, else of the run in SEMCSE_PARENT_RUN_ID (set by
+        `Tracker.as_parent`), so a stage run from a pipeline nests under it without plumbing.
+        """
         if not cfg.enabled:
             return cls(cfg)
         tracker = cls(cfg)
         all_tags = dict(tags or {})
-        if parent is not None and parent.run_id:
-            all_tags["mlflow.parentRunId"] = parent.run_id
+        parent_id = parent.run_id if parent is not None else os.environ.get(PARENT_ENV)
+        if parent_id:
+            all_tags["mlflow.parentRunId"] = parent_id
         run = tracker.client.create_run(tracker._experiment_id(), run_name=run_name, tags=all_tags)
         tracker.run_id = run.info.run_id
         return tracker
@@ -102,6 +110,20 @@ class Tracker:
         if tracker.run_id:
             tracker.client.update_run(run_id, status="RUNNING")
         return tracker
+
+    @contextmanager
+    def as_parent(self) -> Iterator[Tracker]:
+        """Within this block, every run started by `Tracker.start` in this process is a child of this one."""
+        before = os.environ.get(PARENT_ENV)
+        if self.run_id:
+            os.environ[PARENT_ENV] = self.run_id
+        try:
+            yield self
+        finally:
+            if before is None:
+                os.environ.pop(PARENT_ENV, None)
+            else:
+                os.environ[PARENT_ENV] = before
 
     @property
     def active(self) -> bool:

@@ -32,6 +32,17 @@ def test_run_params_metrics_artifacts_and_registry(tracking, tmp_path):
     assert (Path(resolve_model(f"models:/test-foundation-encoder/{version}", tracking)) / "weights.txt").is_file()
 
 
+def test_runs_started_inside_as_parent_nest_under_it(tracking):
+    with Tracker.start(tracking, "pipeline") as parent, parent.as_parent():
+        child = Tracker.start(tracking, "stage")
+        child.finish()
+    outside = Tracker.start(tracking, "later")
+    outside.finish()
+    client = Tracker(tracking).client
+    assert client.get_run(child.run_id).data.tags["mlflow.parentRunId"] == parent.run_id
+    assert "mlflow.parentRunId" not in client.get_run(outside.run_id).data.tags
+
+
 def test_failed_run_is_marked_failed(tracking):
     with pytest.raises(RuntimeError):
         with Tracker.start(tracking, "boom") as tracker:

@@ -1,0 +1,262 @@
+"""The end-to-end pipeline: validate → generate → train → evaluate → register → index → serve.
+
+Each step writes under one run directory and logs under one MLflow parent run. The state file
+`<run_dir>/pipeline.json` records each finished step with its outputs, so a rerun after a crash
+skips what is done (generation is never redone because training died) and keeps logging into
+the same parent run. `start`/`until` run a slice; a slice that needs an earlier step's outputs
+says which step to run first.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from semcse.config import ConfigError, RunConfig
+from semcse.tracking import Tracker, set_alias
+
+log = logging.getLogger(__name__)
+STEPS = ("validate", "generate", "train", "evaluate", "register", "index", "serve")
+STATE_FILE = "pipeline.json"
+
+
+@dataclass
+class PipelineState:
+    """What is finished: persisted after every step so a killed run resumes where it stopped."""
+
+    path: Path
+    parent_run_id: str | None = None
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, run_dir: Path) -> PipelineState:
+        path = run_dir / STATE_FILE
+        if not path.is_file():
+            return cls(path)
+        data = json.loads(path.read_text())
+        return cls(path, data.get("parent_run_id"), data.get("steps", {}))
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"parent_run_id": self.parent_run_id, "steps": self.steps}, indent=2, default=str))
+        tmp.replace(self.path)
+
+    def outputs(self, step: str) -> dict[str, Any]:
+        if step not in self.steps:
+            raise ConfigError(f"step {step!r} has not run yet in this run directory; run the pipeline from {step!r}")
+        return self.steps[step]["outputs"]
+
+
+def step_range(start: str | None, until: str | None) -> list[str]:
+    """The steps from `start` to `until` inclusive, in pipeline order."""
+    for name in (start, until):
+        if name is not None and name not in STEPS:
+            raise ConfigError(f"unknown step {name!r}; steps are {', '.join(STEPS)}")
+    first = STEPS.index(start) if start else 0
+    last = STEPS.index(until) if until else len(STEPS) - 1
+    if first > last:
+        raise ConfigError(f"--from {start} comes after --until {until}")
+    return list(STEPS[first : last + 1])
+
+
+class Pipeline:
+    """Runs the configured steps in order; each step returns its outputs (JSON-serialisable)."""
+
+    def __init__(self, cfg: RunConfig, console: Console | None = None) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(cfg.run_dir)
+        self.console = console or Console()
+        self.state = PipelineState.load(self.run_dir)
+
+    def run(self, start: str | None = None, until: str | None = None, force: bool = False) -> PipelineState:
+        steps = step_range(start, until)
+        self._check_ready(steps)
+        from semcse.runtime import init_ray
+
+        init_ray(self.cfg.ray)
+        parent = self._parent()
+        try:
+            with parent.as_parent():
+                for step in steps:
+                    self._run_step(step, parent, force)
+        except BaseException:
+            parent.finish("FAILED")
+            raise
+        if all(s in self.state.steps for s in STEPS):
+            parent.finish("FINISHED")
+        return self.state
+
+    def _run_step(self, step: str, parent: Tracker, force: bool) -> None:
+        if step in self.state.steps and not force:
+            self.console.print(f"[dim]✓ {step}: done in an earlier run, skipped[/]")
+            return
+        self.console.rule(f"[bold]{step}")
+        began = time.time()
+        outputs = self._steps()[step]()
+        seconds = round(time.time() - began, 1)
+        self.state.steps[step] = {"outputs": outputs, "seconds": seconds}
+        self.state.save()
+        parent.log_metrics({f"pipeline/{step}_seconds": seconds})
+
+    def _parent(self) -> Tracker:
+        if self.state.parent_run_id:
+            return Tracker.resume(self.cfg.tracking, self.state.parent_run_id)
+        parent = Tracker.start(self.cfg.tracking, run_name=f"pipeline-{self.cfg.name}", tags={"stage": "pipeline"})
+        parent.log_params(self.cfg)
+        self.state.parent_run_id = parent.run_id
+        self.state.save()
+        return parent
+
+    def _check_ready(self, steps: list[str]) -> None:
+        """Fail before any work when a needed setting is missing (not after an hour of generation)."""
+        if "validate" in steps and not self.cfg.corpus.path:
+            raise ConfigError("corpus.path is not set: the pipeline needs a corpus to validate")
+        if "train" in steps and not self.cfg.training.base_model:
+            raise ConfigError("training.base_model is not set: the pipeline needs a base encoder to train from")
+        needs_texts = self.cfg.training.pairs not in {"crops", "dropout"}
+        if "train" in steps and needs_texts and not self.cfg.generation.model and "generate" not in self.state.steps:
+            raise ConfigError(
+                f"training.pairs={self.cfg.training.pairs!r} trains on generated texts but generation.model is not "
+                "set; set it, or use training.pairs=crops for the LLM-free mode"
+            )
+
+    def _steps(self) -> dict[str, Callable[[], dict[str, Any]]]:
+        return {
+            "validate": self.validate,
+            "generate": self.generate,
+            "train": self.train,
+            "evaluate": self.evaluate,
+            "register": self.register,
+            "index": self.index,
+            "serve": self.serve,
+        }
+
+    def validate(self) -> dict[str, Any]:
+        from semcse.data.io import read_raw
+        from semcse.data.validation import validate
+
+        result = validate(read_raw(self.cfg.corpus.path, self.cfg.corpus), self.cfg.corpus)
+        paths = result.write(self.run_dir / "corpus")
+        report = result.report
+        self.console.print(
+            f"in = accepted + rejected: {report.total:,} = {report.accepted:,} + {report.rejected:,} {report.reasons}"
+        )
+        if report.accepted == 0:
+            raise ConfigError(f"no valid rows in {self.cfg.corpus.path}; see {paths['rejects']}")
+        return {"corpus": str(paths["accepted"]), "rejects": str(paths["rejects"]), **report.to_dict()}
+
+    def generate(self) -> dict[str, Any]:
+        if not self.cfg.generation.model:
+            self.console.print("no generation.model configured: LLM-free run, nothing to generate")
+            return {"texts": None}
+        from semcse.generation import run_generation
+
+        out = self.run_dir / "texts"
+        cfg = self._with({"corpus.path": self.state.outputs("validate")["corpus"], "generation.out": str(out)})
+        report = run_generation(cfg)
+        return {"texts": str(out), "rows": report.rows_written, "rejects": report.rejects_written}
+
+    def train(self) -> dict[str, Any]:
+        from semcse.training.trainer import train
+
+        texts = self.state.steps.get("generate", {}).get("outputs", {}).get("texts")
+        updates = {
+            "corpus.path": self.state.outputs("validate")["corpus"],
+            "training.out": str(self.run_dir / "model"),
+        }
+        if texts:
+            updates["training.texts"] = texts
+        result = train(self._with(updates))
+        return {
+            "model": str(result.model_dir),
+            "version": result.model_version,
+            "run_id": result.run_id,
+            "best": result.best,
+        }
+
+    def evaluate(self) -> dict[str, Any]:
+        from semcse.evaluation.report import markdown_table
+        from semcse.evaluation.runner import evaluate
+
+        trained = self.state.outputs("train")["model"]
+        base = f"base={self.cfg.training.base_model}#{self.cfg.training.pooling}"
+        data = self.cfg.evaluation.data or self.state.outputs("validate")["corpus"]
+        out = self.run_dir / "evaluation"
+        suites = [s for s in self.cfg.evaluation.suites if s != "decoder"]
+        results = evaluate(suites, [base, f"trained={trained}"], data, out, self.cfg)
+        tables = {}
+        for name, result in results.items():
+            self.console.print(f"\n[bold]{name}[/]")
+            self.console.print(markdown_table(result.table), markup=False, highlight=False, soft_wrap=True)
+            tables[name] = {
+                "table": json.loads(result.table.to_json(orient="index")),
+                "lower_is_better": sorted(result.lower_is_better),
+            }
+        return {"out": str(out), "suites": tables}
+
+    def register(self) -> dict[str, Any]:
+        """Promote the trained model to @champion when it beats the base model on the configured metric."""
+        suite, _, column = self.cfg.pipeline.metric.partition(":")
+        tables = self.state.outputs("evaluate")["suites"]
+        if suite not in tables or column not in tables[suite]["table"].get("trained", {}):
+            raise ConfigError(
+                f"pipeline.metric={self.cfg.pipeline.metric!r} is not in the evaluation results "
+                f"(suites: {sorted(tables)}); use SUITE:COLUMN"
+            )
+        table = tables[suite]["table"]
+        lower = column in tables[suite]["lower_is_better"]
+        trained, base = table["trained"][column], table["base"][column]
+        wins = trained < base if lower else trained > base
+        version = self.state.outputs("train")["version"]
+        name = self.cfg.training.register_name
+        if wins and version is not None:
+            set_alias(self.cfg.tracking, name, "champion", version)
+            verdict = (
+                f"trained model beats the base on {suite}:{column} ({trained:.4g} vs {base:.4g}): {name}@champion"
+            )
+        else:
+            verdict = f"trained model does not beat the base on {suite}:{column} ({trained:.4g} vs {base:.4g})"
+        self.console.print(verdict)
+        return {"champion": bool(wins and version is not None), "trained": trained, "base": base, "verdict": verdict}
+
+    def index(self) -> dict[str, Any]:
+        if not self.cfg.pipeline.build_index:
+            return {"index": None}
+        from semcse.data.io import read_corpus
+        from semcse.models.unified import load_encoder
+        from semcse.search import build_from_corpus
+
+        model = self.state.outputs("train")["model"]
+        out = self.run_dir / "index"
+        frame = read_corpus(self.state.outputs("validate")["corpus"])
+        index = build_from_corpus(frame, model, load_encoder(model), batch_size=self.cfg.evaluation.batch_size)
+        index.save(out)
+        return {"index": str(out), "papers": len(frame)}
+
+    def serve(self) -> dict[str, Any]:
+        if not self.cfg.pipeline.deploy:
+            return {"deployed": False}
+        from semcse.serving import deploy, deploy_config
+
+        settings = self.cfg.serve.model_copy(
+            update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
+        )
+        apps = ["embed", "search"] if settings.index else ["embed"]
+        routes = deploy(deploy_config(self.cfg.pipeline.serve_config, settings, apps))
+        return {"deployed": True, "routes": routes}
+
+    def _with(self, updates: dict[str, Any]) -> RunConfig:
+        """A copy of the run config with `section.key` values set (validated like any override)."""
+        data = self.cfg.model_dump()
+        for key, value in updates.items():
+            section, _, name = key.partition(".")
+            data[section][name] = value
+        return RunConfig.model_validate(data)

@@ -1,0 +1,174 @@
+"""The pipeline end to end: steps, resume after a kill, registration, and `ray job submit`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from semcse.config import ConfigError, load_config
+from semcse.pipeline import Pipeline, PipelineState, step_range
+from semcse.tracking import Tracker
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_step_range_and_errors():
+    assert step_range("train", "register") == ["train", "evaluate", "register"]
+    assert step_range(None, "validate") == ["validate"]
+    with pytest.raises(ConfigError, match="unknown step 'fit'"):
+        step_range("fit", None)
+    with pytest.raises(ConfigError, match="comes after"):
+        step_range("evaluate", "train")
+
+
+def test_missing_generation_model_fails_before_any_work(pipeline_config):
+    cfg = load_config(pipeline_config(training={"pairs": "summaries"}))
+    with pytest.raises(ConfigError, match="generation.model is not set"):
+        Pipeline(cfg).run()
+    assert not (Path(cfg.run_dir) / "corpus").exists()
+
+
+@pytest.mark.slow
+def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
+    cfg = load_config(pipeline_config(pipeline={"build_index": True}))
+    state = Pipeline(cfg).run(until="evaluate")
+    assert set(state.steps) == {"validate", "generate", "train", "evaluate"}
+    assert state.steps["generate"]["outputs"] == {"texts": None}
+    trained = Path(state.steps["train"]["outputs"]["model"])
+    assert (trained / "modules.json").is_file()
+    tables = state.steps["evaluate"]["outputs"]["suites"]
+    assert set(tables) == {"semantic", "knn"} and set(tables["semantic"]["table"]) == {"base", "trained"}
+
+    again = Pipeline(cfg).run()
+    assert again.steps["train"] == state.steps["train"], "a rerun must not retrain"
+    assert set(again.steps) == {"validate", "generate", "train", "evaluate", "register", "index", "serve"}
+    register = again.steps["register"]["outputs"]
+    client = Tracker(cfg.tracking).client
+    version = again.steps["train"]["outputs"]["version"]
+    assert client.get_model_version(cfg.training.register_name, version).run_id
+    if register["champion"]:
+        assert client.get_model_version_by_alias(cfg.training.register_name, "champion").version == int(version)
+    assert (Path(again.steps["index"]["outputs"]["index"])).is_dir()
+    parent = client.get_run(again.parent_run_id)
+    assert parent.info.status == "FINISHED"
+    children = client.search_runs(
+        [parent.info.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{again.parent_run_id}'"
+    )
+    assert {r.info.run_name for r in children} >= {"train-crops"}
+
+
+@pytest.mark.slow
+def test_killed_during_training_resumes_without_regenerating(ray_cluster, pipeline_config, tiny_causal_lm_dir):
+    import ray
+
+    config = pipeline_config(
+        generation={
+            "model": str(tiny_causal_lm_dir),
+            "prompts": ["In summary, our research is concerned with"],
+            "samples_per_prompt": 3,
+            "max_new_tokens": 12,
+            "concurrency": 1,
+        },
+        training={"pairs": "summaries", "max_steps": 400, "eval_every": 200},
+    )
+    run_dir = Path(load_config(config).run_dir)
+    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+    command = [sys.executable, str(REPO / "jobs" / "pipeline.py"), "--config", str(config), "--until", "train"]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 600
+    while time.time() < deadline and "generate" not in PipelineState.load(run_dir).steps:
+        assert first.poll() is None, "the pipeline ended before it reached training"
+        time.sleep(2)
+    assert "generate" in PipelineState.load(run_dir).steps
+    time.sleep(15)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    texts = Path(PipelineState.load(run_dir).outputs("generate")["texts"])
+    before = {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")}
+    assert before and "train" not in PipelineState.load(run_dir).steps
+
+    command[-1:] = ["train", "--set", "training.max_steps=6", "--set", "training.eval_every=3"]
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+    assert "generate: done in an earlier run, skipped" in second.stdout
+    assert {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")} == before
+    assert (Path(PipelineState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_ray_job_submit_runs_the_pipeline(tmp_path, pipeline_config):
+    """CI's path: `ray start --head` on loopback, `ray job submit` the reduced demo, check, `ray stop`."""
+    ray_bin = Path(sys.executable).parent / "ray"
+    port, dashboard = _free_port(), _free_port()
+    temp_dir = tmp_path / "ray-tmp"
+    env = {**os.environ, "RAY_ADDRESS": ""}
+    env.pop("RAY_ADDRESS")
+    subprocess.run(
+        [
+            str(ray_bin),
+            "start",
+            "--head",
+            f"--port={port}",
+            "--node-ip-address=127.0.0.1",
+            f"--dashboard-port={dashboard}",
+            "--dashboard-host=127.0.0.1",
+            "--num-cpus=2",
+            f"--temp-dir={temp_dir}",
+            "--disable-usage-stats",
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+        timeout=180,
+    )
+    try:
+        config = pipeline_config()
+        cfg = load_config(config)
+        runtime_env = {
+            "excludes": [".venv", ".git", "runs", "mlruns", "mlflow.db", "test-artifacts"],
+            "env_vars": {"HF_HUB_OFFLINE": "1"},
+        }
+        result = subprocess.run(
+            [
+                str(ray_bin),
+                "job",
+                "submit",
+                f"--address=http://127.0.0.1:{dashboard}",
+                "--working-dir",
+                str(REPO),
+                "--runtime-env-json",
+                json.dumps(runtime_env),
+                "--",
+                "python",
+                "jobs/pipeline.py",
+                "--config",
+                str(config),
+                "--until",
+                "register",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+        assert "SUCCEEDED" in result.stdout + result.stderr
+        state = PipelineState.load(Path(cfg.run_dir))
+        assert {"validate", "train", "evaluate", "register"} <= set(state.steps)
+        version = state.steps["train"]["outputs"]["version"]
+        assert Tracker(cfg.tracking).client.get_model_version(cfg.training.register_name, version)
+    finally:
+        subprocess.run([str(ray_bin), "stop", "--force"], env=env, capture_output=True, timeout=120)
