@@ -10,4 +10,4 @@ import sys
 from semcse.cli import app
 
 if __name__ == "__main__":
-    sys.exit(app(["pipeline", *sys.argv[1:]], standalone_mode=True))
+    sys.exit(app(["pipeline", *sys.argv[1:]]))
