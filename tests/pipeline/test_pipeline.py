@@ -162,29 +162,28 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
             "excludes": [".venv", ".git", "runs", "mlruns", "mlflow.db", "test-artifacts"],
             "env_vars": {"HF_HUB_OFFLINE": "1"},
         }
-        result = subprocess.run(
-            [
-                str(ray_bin),
-                "job",
-                "submit",
-                f"--address=http://127.0.0.1:{dashboard}",
-                "--working-dir",
-                str(REPO),
-                "--runtime-env-json",
-                json.dumps(runtime_env),
-                "--",
-                sys.executable,
-                "jobs/pipeline.py",
-                "--config",
-                str(config),
-                "--until",
-                "register",
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        submit = [
+            str(ray_bin),
+            "job",
+            "submit",
+            f"--address=http://127.0.0.1:{dashboard}",
+            "--working-dir",
+            str(REPO),
+            "--runtime-env-json",
+            json.dumps(runtime_env),
+            "--",
+            sys.executable,
+            "jobs/pipeline.py",
+            "--config",
+            str(config),
+            "--until",
+            "register",
+        ]
+        for _ in range(20):  # the dashboard answers a little before its job agent is ready
+            result = subprocess.run(submit, env=env, capture_output=True, text=True, timeout=900)
+            if "No available agent to submit job" not in result.stdout + result.stderr:
+                break
+            time.sleep(3)
         assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
         output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
         assert re.search(r"Job '\S+' succeeded", output), output[-3000:]
