@@ -135,25 +135,16 @@ def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[
     """
     import json
 
-    import pandas as pd
-
-    from semcse.models.encoder import TextEncoder
     from semcse.tracking import Tracker
-    from semcse.training.decoder import build_examples, split_examples, summaries_by_id
+    from semcse.training.decoder import embedded_examples
 
     settings = cfg.decoder
     missing = [k for k in ("encoder", "texts") if getattr(settings, k) is None]
     if missing:
         raise ValueError(f"the decoder suite needs decoder.{', decoder.'.join(missing)} (set them with --set)")
-    if not Path(settings.texts).exists():
-        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
     decoder = EmbeddingDecoder.load(decoder_ref, tracking=cfg.tracking)
-    encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
-    kind = decoder.spec.aspect or settings.aspect
-    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
-    if not groups:
-        raise ValueError(f"{settings.texts} has no applicable texts of kind {kind!r} to evaluate the decoder on")
-    examples = split_examples(build_examples(groups, encoder.encode), cfg.corpus)["test"]
+    splits, encoder = embedded_examples(cfg, decoder.spec.aspect or settings.aspect)
+    examples = splits["test"]
     result = run_decoder_suite(
         decoder,
         examples,

@@ -47,7 +47,6 @@ def average_rank(
 
     Chunked over queries so memory stays O(chunk × candidates) for large pools.
     """
-    true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     return float(np.mean(_ranks(queries, candidates, true_index, similarity, chunk)))
 
 
@@ -59,11 +58,11 @@ def mean_reciprocal_rank(
     chunk: int = 2048,
 ) -> float:
     """Mean of 1/rank of each query's true candidate."""
-    true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     return float(np.mean(1.0 / _ranks(queries, candidates, true_index, similarity, chunk)))
 
 
 def _ranks(queries, candidates, true_index, similarity, chunk) -> np.ndarray:
+    true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     if len(queries) != len(true_index):
         raise ValueError(f"{len(queries)} queries but {len(true_index)} true indices")
     if len(queries) == 0:

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,9 @@ import torch
 from semcse.config import CorpusConfig, DecoderConfig, RunConfig
 from semcse.models.decoder import EmbeddingDecoder
 from semcse.tracking import Tracker
+
+if TYPE_CHECKING:
+    from semcse.models.encoder import TextEncoder
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +83,7 @@ def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:
 def build_examples(groups: dict[str, list[str]], encode: Callable[[list[str]], np.ndarray]) -> DecoderExamples:
     """Embed every summary once and average per abstract."""
     if not groups:
-        raise ValueError("no applicable summaries to train the decoder on")
+        raise ValueError("no applicable summaries to build decoder examples from")
     ids = list(groups)
     flat = [text for key in ids for text in groups[key]]
     vectors = np.asarray(encode(flat), dtype=np.float32)
@@ -277,20 +280,31 @@ def train_decoder(
     return TrainedDecoder(out, metrics, tracker.run_id if tracker else None, version)
 
 
+def embedded_examples(cfg: RunConfig, kind: str) -> tuple[dict[str, DecoderExamples], TextEncoder]:
+    """Texts of `kind` from `decoder.texts`, embedded by `decoder.encoder` and split by the corpus-wide hash.
+
+    Training and the decoder suite build examples the same way, so the suite scores exactly the
+    held-out split the decoder never trained on. Returns the splits and the encoder.
+    """
+    from semcse.models.encoder import TextEncoder
+
+    settings = cfg.decoder
+    if not Path(settings.texts).exists():
+        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
+    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
+    encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
+    return split_examples(build_examples(groups, encoder.encode), cfg.corpus), encoder
+
+
 def run(cfg: RunConfig) -> TrainedDecoder:
     """The whole stage from a run config: texts + encoder → examples → split → Ray Train → registry."""
-    from semcse.models.encoder import TextEncoder
     from semcse.runtime import init_ray
 
     settings = cfg.decoder
     missing = [k for k in ("base_model", "encoder", "texts") if getattr(settings, k) is None]
     if missing:
         raise ValueError(f"train-decoder needs decoder.{', decoder.'.join(missing)} (set them with --set or flags)")
-    if not Path(settings.texts).exists():
-        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
-    groups = summaries_by_id(pd.read_parquet(settings.texts), settings.aspect)
-    encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
-    splits = split_examples(build_examples(groups, encoder.encode), cfg.corpus)
+    splits, _ = embedded_examples(cfg, settings.aspect)
     out = Path(settings.out or Path(cfg.run_dir) / "decoder" / settings.aspect.replace(":", "-"))
     init_ray(cfg.ray)
     with Tracker.start(cfg.tracking, run_name="train-decoder", tags={"stage": "decoder"}) as tracker:
