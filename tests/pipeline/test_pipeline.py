@@ -109,6 +109,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _head_logs(temp_dir: Path) -> str:
+    """The tails of the head's agent and job-server logs: why a job was refused is only written there."""
+    logs = temp_dir / "session_latest" / "logs"
+    names = ("dashboard_agent.log", "dashboard_JobHead.log", "raylet.out")
+    tails = [f"\n--- {n}\n" + (logs / n).read_text(errors="replace")[-2500:] for n in names if (logs / n).is_file()]
+    return "".join(tails)
+
+
 @pytest.mark.slow
 def test_ray_job_submit_runs_the_pipeline(pipeline_config):
     """CI's path: `ray start --head` on loopback, `ray job submit` the reduced demo, check, stop that head.
@@ -135,6 +143,11 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
             "--node-ip-address=127.0.0.1",
             f"--dashboard-port={dashboard}",
             "--dashboard-host=127.0.0.1",
+            f"--dashboard-agent-listen-port={_free_port()}",
+            f"--dashboard-agent-grpc-port={_free_port()}",
+            f"--runtime-env-agent-port={_free_port()}",
+            f"--metrics-export-port={_free_port()}",
+            f"--ray-client-server-port={_free_port()}",
             "--num-cpus=2",
             f"--temp-dir={temp_dir}",
             "--disable-usage-stats",
@@ -184,7 +197,7 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
             if "No available agent to submit job" not in result.stdout + result.stderr:
                 break
             time.sleep(3)
-        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1500:] + _head_logs(Path(temp_dir))
         output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
         assert re.search(r"Job '\S+' succeeded", output), output[-3000:]
         state = PipelineState.load(Path(cfg.run_dir))
