@@ -30,7 +30,7 @@ test-fast: setup  ## Everything but the slow end-to-end tests.
 	$(BIN)/pytest -m "not slow"
 
 bench: setup  ## Side-by-side benchmarks (not tests; they print ratios).
-	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in benchmarks/[a-z]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 lint: setup  ## Style and static checks.
 	$(BIN)/ruff check platform tests jobs benchmarks

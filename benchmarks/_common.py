@@ -23,17 +23,20 @@ def minilm_dir() -> Path:
 
 
 def ohsumed_split(split: str, limit: int | None = None) -> pd.DataFrame:
-    """Rows of one split, or exit with a message when the shared data is absent."""
+    """Rows of one split (a seeded sample of `limit`), or exit with a message when the shared data is absent.
+
+    A sample, not the first rows: the file is sorted by label, so its head would hold a handful of classes.
+    """
     if not OHSUMED.is_file():
         print(f"skipped: {OHSUMED} not found (the shared data set is not available here)")
         sys.exit(0)
     frame = pd.read_parquet(OHSUMED)
     frame = frame[frame["split"] == split].reset_index(drop=True)
-    return frame.head(limit) if limit else frame
+    return frame.sample(n=limit, random_state=0).reset_index(drop=True) if limit and limit < len(frame) else frame
 
 
 def crops_config(work: Path, corpus: Path, steps: int, batch: int, seq: int, workers: int) -> RunConfig:
-    """Crops + InfoNCE on all-MiniLM-L6-v2, one evaluation at the end; tracking in `work`."""
+    """Crops + InfoNCE on all-MiniLM-L6-v2, one evaluation at the end, embedding on every core; tracking in `work`."""
     overrides = {
         "run_dir": str(work / "run"),
         "corpus.path": str(corpus),
@@ -51,6 +54,7 @@ def crops_config(work: Path, corpus: Path, steps: int, batch: int, seq: int, wor
         "training.val_size": 64,
         "training.num_workers": workers,
         "training.cpus_per_worker": max(1, (os.cpu_count() or 2) // workers),
+        "evaluation.cpus_per_actor": os.cpu_count() or 1,
         "tracking.tracking_uri": f"sqlite:///{work / 'mlflow.db'}",
         "tracking.artifact_location": str(work / "mlruns"),
     }

@@ -123,6 +123,7 @@ def train_loop(config: dict[str, Any]) -> None:
     from semcse.tracking import Tracker
     from semcse.training.engine import deepspeed_config
 
+    started = time.perf_counter()
     model = spec.model_factory()
     engine, _, _, scheduler = deepspeed.initialize(
         model=model,
@@ -137,11 +138,13 @@ def train_loop(config: dict[str, Any]) -> None:
             state = checkpoints.restore(engine, Path(directory))
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
+    setup = {"setup_s": time.perf_counter() - started}
     if resumed_from is not None:
-        log(f"resumed from the checkpoint at step {state.step}", {"resumed_from_step": state.step}, state.step)
+        log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
     else:
+        started = time.perf_counter()
         baseline = _shared_evaluation(engine.module, spec, dist)
-        log(f"eval step 0 (base model): {_ranks(baseline)}", baseline, 0)
+        log(f"eval step 0 (base model): {_ranks(baseline)}", setup | baseline | _seconds("eval", started), 0)
     start_step = state.step
 
     rng = np.random.default_rng([cfg.seed, rank, start_step])
@@ -181,14 +184,11 @@ def _evaluate_and_checkpoint(engine, spec: LoopSpec, state, rank: int, log, star
     import ray.train
     from ray.train import Checkpoint
 
+    started = time.perf_counter()
     metrics = _shared_evaluation(engine.module, spec, dist)
     improved = state.record(metrics["val_score"])
     stop = state.evals_without_improvement >= spec.cfg.patience
-    log(
-        f"eval step {state.step}: {_ranks(metrics)}{' (best)' if improved else ''}{', early stop' if stop else ''}",
-        metrics | {"best_val_score": state.best_score},
-        state.step,
-    )
+    timing = _seconds("eval", started)
     report = metrics | {
         "step": state.step,
         "best_val_score": state.best_score,
@@ -196,10 +196,21 @@ def _evaluate_and_checkpoint(engine, spec: LoopSpec, state, rank: int, log, star
         "start_step": start_step,
         "early_stopped": stop,
     }
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.zero_stage)
         ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
+    log(
+        f"eval step {state.step}: {_ranks(metrics)}{' (best)' if improved else ''}{', early stop' if stop else ''}",
+        metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
+        state.step,
+    )
     return stop
+
+
+def _seconds(phase: str, started: float) -> dict[str, float]:
+    """`{phase}_s` since `started`: logged beside the metrics so a slow run shows where its time went."""
+    return {f"{phase}_s": time.perf_counter() - started}
 
 
 def _shared_evaluation(model: Any, spec: LoopSpec, dist: Any) -> dict[str, float]:
