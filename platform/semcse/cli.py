@@ -889,9 +889,6 @@ def search_command(
     console.print(table)
 
 
-NOT_BUILT = {}
-
-
 @app.command("pipeline")
 @user_errors
 def pipeline_command(
@@ -916,24 +913,6 @@ def pipeline_command(
     if verdict:
         console.print(verdict, highlight=False)
     console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
-
-
-def _register_not_built(name: str, issue: int, what: str) -> None:
-    def command(
-        ctx: typer.Context,
-    ) -> None:
-        err_console.print(
-            f"[yellow]`semcse {name}` is not built yet[/] ({what}; tracked in issue #{issue}). Nothing was run.",
-            highlight=False,
-        )
-        raise typer.Exit(2)
-
-    command.__doc__ = f"(not built yet) {what[0].upper()}{what[1:]} (issue #{issue})."
-    app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(command)
-
-
-for _name, (_issue, _what) in NOT_BUILT.items():
-    _register_not_built(_name, _issue, _what)
 
 
 if __name__ == "__main__":
