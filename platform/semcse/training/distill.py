@@ -351,7 +351,7 @@ def distill(cfg: RunConfig) -> DistillResult:
     from semcse.runtime import init_ray
     from semcse.tracking import Tracker
     from semcse.training.loop import LoopSpec
-    from semcse.training.trainer import absolute_tracking, run_loop
+    from semcse.training.trainer import absolute_tracking, deliver, run_loop
 
     multi = cfg.multi
     tc = stage_training(cfg, multi.distill, "multi.distill")
@@ -389,7 +389,5 @@ def distill(cfg: RunConfig) -> DistillResult:
         )
         out = Path(multi.out or Path(cfg.run_dir) / "unified")
         best, _ = run_loop(cfg, tc, spec, data.train_rows, f"{mode}-multi", out)
-        tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
-        tracker.log_artifact(out, "model")
-        version = tracker.register_model("model", multi.register_name, multi.register_alias)
+        version = deliver(tracker, best, out, "model", multi.register_name, multi.register_alias)
     return DistillResult(out, data.aspects, best, tracker.run_id, version)

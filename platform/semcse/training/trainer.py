@@ -157,10 +157,15 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
         )
         out = Path(tc.out or Path(cfg.run_dir) / "encoder")
         best, result = run_loop(cfg, tc, spec, prepared.train_rows, f"train-{tc.pairs}", out)
-        tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
-        tracker.log_artifact(out, "encoder")
-        version = tracker.register_model("encoder", tc.register_name, tc.register_alias)
+        version = deliver(tracker, best, out, "encoder", tc.register_name, tc.register_alias)
     return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version)
+
+
+def deliver(tracker: Any, best: dict[str, Any], out: Path, artifact: str, name: str, alias: str | None) -> str | None:
+    """Log the best validation metrics and the saved model, then register it; returns the registry version."""
+    tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
+    tracker.log_artifact(out, artifact)
+    return tracker.register_model(artifact, name, alias)
 
 
 def absolute_tracking(cfg: RunConfig) -> TrackingConfig:
