@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -207,3 +208,4 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=120)
+        shutil.rmtree(temp_dir, ignore_errors=True)
