@@ -51,3 +51,19 @@ def test_freeze(tiny_encoder_dir):
     assert not any("layer.1." in n for n in frozen)
     with pytest.raises(ValueError, match="only 2 layers"):
         encoder.freeze(layers=5)
+
+
+def test_tiny_encoder_tokenizer_is_the_same_on_every_build(tmp_path, sample_records):
+    """Test models must not depend on the process: the same texts give the same token ids."""
+    from semcse.models.tiny import build_tiny_encoder
+    from transformers import AutoTokenizer
+
+    texts = [record["abstract"] for record in sample_records]
+    first = build_tiny_encoder(tmp_path / "a", texts, vocab_size=300)
+    second = build_tiny_encoder(tmp_path / "b", texts, vocab_size=300)
+    assert (first / "tokenizer.json").read_bytes() == (second / "tokenizer.json").read_bytes()
+
+    tokenizer = AutoTokenizer.from_pretrained(first)
+    assert len(tokenizer) == 300
+    # a frequent word stays whole, an unseen one falls back to characters
+    assert tokenizer.tokenize("the Zyxq") == ["the", "z", "##y", "##x", "##q"]

@@ -177,7 +177,7 @@ def embed_sets(
             _EmbedActor,
             fn_constructor_kwargs={"spec": spec, "max_length": cfg.max_length, "default_pooling": cfg.pooling},
             batch_size=cfg.batch_size,
-            concurrency=cfg.actors,
+            compute=ray.data.ActorPoolStrategy(size=cfg.actors),
             num_cpus=cfg.cpus_per_actor,
             num_gpus=cfg.gpus_per_actor or None,
         )

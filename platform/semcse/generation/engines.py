@@ -215,6 +215,8 @@ def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
 def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: bool) -> ray.data.Dataset:
     """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine."""
     if cfg.engine == "transformers":
+        from ray.data import ActorPoolStrategy
+
         results = ds.map_batches(
             TransformersGenerator,
             fn_constructor_kwargs={
@@ -226,7 +228,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: 
             },
             batch_size=cfg.batch_size,
             batch_format="pandas",
-            concurrency=cfg.concurrency,
+            compute=ActorPoolStrategy(size=cfg.concurrency),
             num_cpus=cfg.num_cpus_per_actor,
             num_gpus=cfg.num_gpus_per_actor,
         )

@@ -1,4 +1,4 @@
-"""Tiny randomly initialised Hugging Face models with tokenizers trained on the spot.
+"""Tiny randomly initialised Hugging Face models with tokenizers built on the spot.
 
 For smoke tests, CI and pipeline-overhead benchmarks on machines with no model hub: each
 builder writes a normal Hugging Face directory, so every stage loads it by path exactly like a
@@ -7,8 +7,10 @@ real model. They say nothing about quality.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 SEED_TEXT = (
     "In summary, our research is concerned with the effects of invasive species on native ecosystems. "
@@ -22,25 +24,49 @@ def _corpus(texts: Iterable[str] | None) -> list[str]:
     return [SEED_TEXT, *(texts or [])]
 
 
+def wordpiece_vocab(
+    texts: Iterable[str], normalizer: Any, pre_tokenizer: Any, size: int, specials: list[str]
+) -> dict[str, int]:
+    """Specials, every character (word-initial and `##` continuation), then the most frequent words.
+
+    Built by counting rather than with the `tokenizers` trainer, whose tie-breaking follows hash-map
+    order and so changes from one process to the next: the same texts must give the same token ids,
+    or a test's model (and its training curve) differs between this machine and CI.
+    """
+    words: Counter[str] = Counter()
+    for text in texts:
+        words.update(word for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text)))
+    alphabet = sorted({char for word in words for char in word})
+    pieces = [*specials, *alphabet, *(f"##{char}" for char in alphabet)]
+    taken = set(pieces)
+    frequent = [word for word, _ in sorted(words.items(), key=lambda item: (-item[1], item[0])) if word not in taken]
+    return {token: index for index, token in enumerate(pieces + frequent[: max(0, size - len(pieces))])}
+
+
 def build_tiny_encoder(
     out_dir: str | Path,
     texts: Iterable[str] | None = None,
     hidden_size: int = 32,
     layers: int = 2,
-    vocab_size: int = 1000,
+    vocab_size: int = 4000,
 ) -> Path:
-    """A BERT-style encoder with a WordPiece tokenizer trained on `texts`."""
+    """A BERT-style encoder with a WordPiece tokenizer whose vocabulary comes from `texts` (deterministic).
+
+    The default vocabulary holds every word of a test corpus (the sample corpus has about 1,900), so
+    words are single tokens and a few training steps can move them; characters cover the rest.
+    """
     import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
     out = Path(out_dir)
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    normalizer, pre_tokenizer = normalizers.BertNormalizer(lowercase=True), pre_tokenizers.BertPreTokenizer()
+    vocab = wordpiece_vocab(_corpus(texts), normalizer, pre_tokenizer, vocab_size, specials)
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
     tok.decoder = decoders.WordPiece()
-    tok.train_from_iterator(_corpus(texts), trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials))
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
         pair="[CLS] $A [SEP] $B [SEP]",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ray.data.collate_fn import NumpyBatchCollateFn
 
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
@@ -92,17 +93,39 @@ class Meter:
         }
 
 
-def endless_batches(shard: Any, collate: Callable[[dict[str, np.ndarray]], Batch], batch_size: int) -> Iterator[Batch]:
-    """Epoch after epoch of full batches from this worker's shard."""
+class NumpyCollate(NumpyBatchCollateFn):
+    """An objective's collate function in the form Ray Data expects (plain functions are deprecated)."""
+
+    def __init__(self, collate: Callable[[dict[str, np.ndarray]], Batch]) -> None:
+        self.collate = collate
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> Batch:
+        return self.collate(batch)
+
+
+def endless_batches(
+    shard: Any, collate: Callable[[dict[str, np.ndarray]], Batch], batch_size: int, seed: int
+) -> Iterator[Batch]:
+    """Epoch after epoch of full batches from this worker's shard.
+
+    Each epoch shuffles locally with its own seed derived from `seed`, so a run's data order (and
+    with it the run) is reproducible from the config's seed rather than drawn from the OS.
+    """
+    epoch = 0
     while True:
         produced = False
         for batch in shard.iter_torch_batches(
-            batch_size=batch_size, collate_fn=collate, drop_last=True, local_shuffle_buffer_size=4 * batch_size
+            batch_size=batch_size,
+            collate_fn=NumpyCollate(collate),
+            drop_last=True,
+            local_shuffle_buffer_size=4 * batch_size,
+            local_shuffle_seed=seed + epoch,
         ):
             produced = True
             yield batch
         if not produced:
             raise RuntimeError(f"this worker's data shard holds fewer than {batch_size} rows: no full batch")
+        epoch += 1
 
 
 def train_loop(config: dict[str, Any]) -> None:
@@ -147,9 +170,12 @@ def train_loop(config: dict[str, Any]) -> None:
         log(f"eval step 0 (base model): {_ranks(baseline)}", setup | baseline | _seconds("eval", started), 0)
     start_step = state.step
 
-    rng = np.random.default_rng([cfg.seed, rank, start_step])
+    sampling, shuffling = np.random.SeedSequence([cfg.seed, rank, start_step]).spawn(2)
     batches = endless_batches(
-        ray.train.get_dataset_shard("train"), spec.objective.collate_fn(engine.module, rng), cfg.worker_batch_size
+        ray.train.get_dataset_shard("train"),
+        spec.objective.collate_fn(engine.module, np.random.default_rng(sampling)),
+        cfg.worker_batch_size,
+        seed=int(shuffling.generate_state(1)[0]),
     )
     meter = Meter()
     engine.train()
