@@ -111,12 +111,12 @@ def endless_batches(
     Each epoch shuffles locally with its own seed derived from `seed`, so a run's data order (and
     with it the run) is reproducible from the config's seed rather than drawn from the OS.
     """
-    epoch = 0
+    collate_fn, epoch = NumpyCollate(collate), 0
     while True:
         produced = False
         for batch in shard.iter_torch_batches(
             batch_size=batch_size,
-            collate_fn=NumpyCollate(collate),
+            collate_fn=collate_fn,
             drop_last=True,
             local_shuffle_buffer_size=4 * batch_size,
             local_shuffle_seed=seed + epoch,
