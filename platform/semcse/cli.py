@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from semcse import __version__
@@ -415,6 +416,8 @@ def tune_command(
     console.print(result.table.markdown(), highlight=False, markup=False, soft_wrap=True)
     for kind, path in result.paths.items():
         console.print(f"{kind} → {path}", highlight=False)
+    for trial_id, reason in result.errors.items():
+        console.print(f"[red]trial {trial_id} failed:[/] {escape(reason)}", highlight=False)
     if result.parent_run_id:
         console.print(f"MLflow parent run {result.parent_run_id} (experiment {base.tracking.experiment!r})")
 

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 MAX_PARAM_CHARS = 6000
 PARAMS_PER_BATCH = 100
 PARENT_ENV = "SEMCSE_PARENT_RUN_ID"
+REGISTER_ATTEMPTS = 5
 
 
 def tracking_uri(cfg: TrackingConfig) -> str:
@@ -150,7 +152,7 @@ class Tracker:
             return
         from mlflow.entities import Param
 
-        flat = flatten(params, prefix) if isinstance(params, BaseModel) else flatten(params, prefix)
+        flat = flatten(params, prefix)
         items = [Param(k, json.dumps(v) if isinstance(v, list | dict) else str(v)) for k, v in flat.items()]
         items = [Param(p.key, p.value[:MAX_PARAM_CHARS]) for p in items]
         for start in range(0, len(items), PARAMS_PER_BATCH):
@@ -159,8 +161,6 @@ class Tracker:
     def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
         if not self.active:
             return
-        import time
-
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
@@ -203,16 +203,37 @@ class Tracker:
         if not self.active:
             return None
         client = self.client
-        try:
-            client.get_registered_model(name)
-        except Exception:
-            client.create_registered_model(name)
+        ensure_registered_model(client, name)
         source = f"{client.get_run(self.run_id).info.artifact_uri.rstrip('/')}/{artifact_path}"
         version = client.create_model_version(name, source=source, run_id=self.run_id)
         if alias:
             client.set_registered_model_alias(name, alias, version.version)
         log.info("registered %s version %s%s", name, version.version, f" as @{alias}" if alias else "")
         return str(version.version)
+
+
+def ensure_registered_model(client: Any, name: str) -> None:
+    """Create the registered model `name` unless it exists, also when other processes race to create it.
+
+    Tune trials that finish together register the first versions of one name at the same moment.
+    The loser's create fails (already exists, or "not found" while the winner's transaction is still
+    open), so a failed create is followed by another look before giving up.
+    """
+    from mlflow.exceptions import MlflowException
+
+    for attempt in range(REGISTER_ATTEMPTS):
+        try:
+            client.get_registered_model(name)
+            return
+        except MlflowException:
+            pass
+        try:
+            client.create_registered_model(name)
+            return
+        except MlflowException:
+            if attempt == REGISTER_ATTEMPTS - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def set_alias(cfg: TrackingConfig, name: str, alias: str, version: str) -> None:

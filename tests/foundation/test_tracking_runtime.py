@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,25 @@ def test_unreachable_ray_address_is_a_clear_error():
     result = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 3, result.stdout + result.stderr[-2000:]
     assert re.search(r"127\.0\.0\.1:1.*ray start --head", result.stdout), result.stdout
+
+
+def test_concurrent_first_registrations_of_one_name_all_succeed(tracking, tmp_path):
+    """Tune trials finishing together register the study's first versions at the same moment."""
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    (model_dir / "weights.txt").write_text("w")
+    runs = []
+    for i in range(4):
+        with Tracker.start(tracking, f"trial-{i}") as run:
+            run.log_artifact(model_dir, "encoder")
+        runs.append(run)
+    barrier = threading.Barrier(len(runs))
+
+    def register(run: Tracker) -> str | None:
+        barrier.wait()
+        return run.register_model("encoder", "test-foundation-concurrent", alias=f"trial-{run.run_id}")
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        versions = list(pool.map(register, runs))
+    assert sorted(int(v) for v in versions) == [1, 2, 3, 4]
+    assert runs[0].register_model("encoder", "test-foundation-concurrent") == "5"  # the name already exists

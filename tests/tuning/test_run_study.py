@@ -26,7 +26,8 @@ def test_tiny_grid_study_writes_the_ablation_table(ray_cluster, write_study, tra
         (1e-5, 0.05),
         (1e-5, 0.5),
     }
-    assert (table["status"] == "done").all()
+    assert (table["status"] == "done").all(), result.errors
+    assert not result.errors
     assert table["val_score"].between(1, 40).all()  # a real average rank over the validation abstracts
     assert table["semantic/title_abstract"].notna().all()
     assert result.table.markdown().count("**") >= 2 and result.paths["plot"].stat().st_size > 0
@@ -72,5 +73,5 @@ def test_interrupted_study_restores_without_rerunning_finished_trials(ray_cluste
 
     assert result.restored
     table = pd.read_csv(result.paths["csv"], index_col="trial")
-    assert len(table) == 2 and (table["status"] == "done").all()
+    assert len(table) == 2 and (table["status"] == "done").all(), result.errors
     assert (trials_dir / first[0] / "encoder").stat().st_mtime_ns == encoder_time  # not trained again

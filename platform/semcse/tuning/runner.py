@@ -41,6 +41,7 @@ class StudyResult:
     experiment_dir: Path
     parent_run_id: str | None
     restored: bool
+    errors: dict[str, str]
 
 
 def trial_resources(cfg: RunConfig, trainer: str) -> dict[str, float]:
@@ -113,11 +114,15 @@ def run_study(study: Study, base: RunConfig, callbacks: list[Any] | None = None,
                 ),
             )
         grid = tuner.fit()
-        ablation = build_table([_row(result, study) for result in grid], study.metric, study.mode)
+        rows = [_row(result, study) for result in grid]
+        errors = {row.trial_id: _last_line(result.error) for row, result in zip(rows, grid) if result.error}
+        for trial_id, reason in errors.items():
+            print(f"[semcse tune] trial {trial_id} failed: {reason}", flush=True)
+        ablation = build_table(rows, study.metric, study.mode)
         paths = write_table(ablation, storage / f"{study.name}-results", study.metric, study.name)
         for path in paths.values():
             parent.log_artifact(path, "ablation")
-    return StudyResult(study.name, ablation, paths, experiment, parent.run_id, restored)
+    return StudyResult(study.name, ablation, paths, experiment, parent.run_id, restored, errors)
 
 
 def _parent_run(study: Study, base: RunConfig, state_file: Path | None) -> Tracker:
@@ -152,3 +157,9 @@ def _row(result: Any, study: Study) -> TrialRow:
     status = "error" if result.error else "done" if LOWER_IS_BETTER_KEY in metrics else "stopped"
     params = {key: value for key, value in (result.config or {}).items() if key in study.search}
     return TrialRow(str(metrics.get("trial_id", Path(result.path).name)), params, metrics, status)
+
+
+def _last_line(error: BaseException) -> str:
+    """The innermost reason of a trial's error (Ray wraps it in a multi-line traceback)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
