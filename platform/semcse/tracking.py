@@ -13,12 +13,12 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 MAX_PARAM_CHARS = 6000
 PARAMS_PER_BATCH = 100
 PARENT_ENV = "SEMCSE_PARENT_RUN_ID"
-REGISTER_ATTEMPTS = 5
+CREATE_RETRY_DELAYS_S = (0.2, 0.4, 0.8, 1.6)
+T = TypeVar("T")
 
 
 def tracking_uri(cfg: TrackingConfig) -> str:
@@ -70,16 +71,15 @@ class Tracker:
 
     def _experiment_id(self) -> str:
         client = self.client
-        experiment = client.get_experiment_by_name(self.cfg.experiment)
-        if experiment is not None:
-            return experiment.experiment_id
         location = None
         if is_local_store(tracking_uri(self.cfg)):
             location = Path(self.cfg.artifact_location).resolve().as_uri()
-        try:
-            return client.create_experiment(self.cfg.experiment, artifact_location=location)
-        except Exception:  # another process created it first
-            return client.get_experiment_by_name(self.cfg.experiment).experiment_id
+
+        def existing() -> str | None:
+            experiment = client.get_experiment_by_name(self.cfg.experiment)
+            return experiment.experiment_id if experiment is not None else None
+
+        return get_or_create(existing, lambda: client.create_experiment(self.cfg.experiment, location))
 
     @classmethod
     def start(
@@ -203,7 +203,7 @@ class Tracker:
         if not self.active:
             return None
         client = self.client
-        ensure_registered_model(client, name)
+        get_or_create(lambda: registered_model(client, name), lambda: client.create_registered_model(name))
         source = f"{client.get_run(self.run_id).info.artifact_uri.rstrip('/')}/{artifact_path}"
         version = client.create_model_version(name, source=source, run_id=self.run_id)
         if alias:
@@ -212,28 +212,35 @@ class Tracker:
         return str(version.version)
 
 
-def ensure_registered_model(client: Any, name: str) -> None:
-    """Create the registered model `name` unless it exists, also when other processes race to create it.
+def get_or_create(existing: Callable[[], T | None], create: Callable[[], T]) -> T:
+    """What `existing` finds, else what `create` makes, also when other processes race to create it.
 
-    Tune trials that finish together register the first versions of one name at the same moment.
-    The loser's create fails (already exists, or "not found" while the winner's transaction is still
-    open), so a failed create is followed by another look before giving up.
+    Tune trials that finish together register the first versions of one model name at the same
+    moment. The loser's create fails (already exists, or "not found" while the winner's transaction
+    is still open), so a failed create is followed by another look before giving up.
     """
     from mlflow.exceptions import MlflowException
 
-    for attempt in range(REGISTER_ATTEMPTS):
+    for delay in CREATE_RETRY_DELAYS_S:
+        found = existing()
+        if found is not None:
+            return found
         try:
-            client.get_registered_model(name)
-            return
+            return create()
         except MlflowException:
-            pass
-        try:
-            client.create_registered_model(name)
-            return
-        except MlflowException:
-            if attempt == REGISTER_ATTEMPTS - 1:
-                raise
-            time.sleep(0.2 * (attempt + 1))
+            time.sleep(delay)
+    found = existing()
+    return found if found is not None else create()
+
+
+def registered_model(client: Any, name: str) -> Any:
+    """The registered model `name`, or None."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.get_registered_model(name)
+    except MlflowException:
+        return None
 
 
 def set_alias(cfg: TrackingConfig, name: str, alias: str, version: str) -> None:

@@ -83,23 +83,24 @@ def test_unreachable_ray_address_is_a_clear_error():
     assert re.search(r"127\.0\.0\.1:1.*ray start --head", result.stdout), result.stdout
 
 
-def test_concurrent_first_registrations_of_one_name_all_succeed(tracking, tmp_path):
-    """Tune trials finishing together register the study's first versions at the same moment."""
+def test_concurrent_first_experiment_runs_and_registrations_all_succeed(tracking, tmp_path):
+    """Tune trials start in a new experiment and register a study's first versions at the same moment."""
     model_dir = tmp_path / "model"
     model_dir.mkdir()
     (model_dir / "weights.txt").write_text("w")
-    runs = []
-    for i in range(4):
-        with Tracker.start(tracking, f"trial-{i}") as run:
-            run.log_artifact(model_dir, "encoder")
-        runs.append(run)
-    barrier = threading.Barrier(len(runs))
+    fresh = tracking.model_copy(update={"experiment": f"{tracking.experiment}-concurrent"})
+    workers = 4
+    barrier = threading.Barrier(workers)
 
-    def register(run: Tracker) -> str | None:
+    def trial(i: int) -> tuple[Tracker, str | None]:
         barrier.wait()
-        return run.register_model("encoder", "test-foundation-concurrent", alias=f"trial-{run.run_id}")
+        with Tracker.start(fresh, f"trial-{i}") as run:
+            run.log_artifact(model_dir, "encoder")
+        barrier.wait()
+        return run, run.register_model("encoder", "test-foundation-concurrent", alias=f"trial-{i}")
 
-    with ThreadPoolExecutor(len(runs)) as pool:
-        versions = list(pool.map(register, runs))
-    assert sorted(int(v) for v in versions) == [1, 2, 3, 4]
-    assert runs[0].register_model("encoder", "test-foundation-concurrent") == "5"  # the name already exists
+    with ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(trial, range(workers)))
+    assert sorted(int(version) for _, version in results) == [1, 2, 3, 4]
+    assert len({Tracker(fresh).client.get_run(run.run_id).info.experiment_id for run, _ in results}) == 1
+    assert results[0][0].register_model("encoder", "test-foundation-concurrent") == "5"  # the name already exists
