@@ -1,11 +1,13 @@
 """Ray Data generation pipeline vs. a plain in-process `generate` loop: same prompts, same model.
 
-    .venv/bin/python benchmarks/generation.py [--model PATH] [--abstracts 32] [--actors 1]
+    .venv/bin/python benchmarks/generation.py [--model PATH] [--abstracts 256] [--actors N] [--cpus-per-actor N]
 
 The plain loop calls the very actor class the pipeline uses, in-process and batch by batch, so
 the ratio is the pipeline's own cost (Ray Data scheduling, actor start-up, shard writes,
-parsing) against the generation work, or its gain when several actors share more cores. Both
-sides sample with the same settings; throughput is compared in generated tokens per second.
+parsing, retries of unparsable answers) against the generation work, or its gain when several
+actors share the cores. Both sides get the same cores (the plain loop's torch uses them all; the
+actors split them, `--cpus-per-actor` each, which sets their torch threads) and sample with the
+same settings; throughput is compared in generated tokens per second.
 """
 
 from __future__ import annotations
@@ -84,13 +86,18 @@ def pipeline(cfg) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="local causal LM directory (default: a tiny Llama built on the spot)")
-    parser.add_argument("--abstracts", type=int, default=32)
-    parser.add_argument("--actors", type=int, default=1)
+    parser.add_argument("--abstracts", type=int, default=256)
+    parser.add_argument("--actors", type=int, help="default: one per core")
+    parser.add_argument("--cpus-per-actor", type=int, help="default: this machine's cores / actors")
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=32)
     args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    actors = args.actors or cores
+    cpus_per_actor = args.cpus_per_actor or max(1, cores // actors)
 
     import ray
+    import torch
     from semcse.config import load_config
     from semcse.models.tiny import build_tiny_causal_lm
 
@@ -103,7 +110,8 @@ def main() -> None:
                 f"corpus.path={corpus_file(tmp_dir, args.abstracts)}",
                 f"generation.model={model}",
                 f"generation.out={tmp_dir / 'out'}",
-                f"generation.concurrency={args.actors}",
+                f"generation.concurrency={actors}",
+                f"generation.num_cpus_per_actor={cpus_per_actor}",
                 f"generation.batch_size={args.batch_size}",
                 f"generation.max_new_tokens={args.max_new_tokens}",
                 "generation.max_model_len=1024",
@@ -111,15 +119,17 @@ def main() -> None:
                 "tracking.enabled=false",
             ],
         )
-        ray.init(num_cpus=max(2, args.actors + 1), include_dashboard=False, logging_level="ERROR")
+        ray.init(num_cpus=max(cores, actors * cpus_per_actor), include_dashboard=False, logging_level="ERROR")
         loop = plain_loop(cfg, model)
         ray_data = pipeline(cfg)
         ray.shutdown()
 
     print(f"{args.abstracts} abstracts x 5 prompts x 3 samples, max_new_tokens={args.max_new_tokens}, model={model}")
-    for name, result in (("plain generate loop", loop), (f"Ray Data pipeline ({args.actors} actor)", ray_data)):
+    pipeline_name = f"Ray Data pipeline ({actors} actor x {cpus_per_actor} CPU)"
+    print(f"{cores} cores; the plain loop's torch uses {torch.get_num_threads()} threads")
+    for name, result in (("plain generate loop", loop), (pipeline_name, ray_data)):
         print(
-            f"{name:32s} {result['seconds']:7.1f} s  {result['samples'] / result['seconds']:8.1f} samples/s  "
+            f"{name:40s} {result['seconds']:7.1f} s  {result['samples'] / result['seconds']:8.1f} samples/s  "
             f"{result['tokens'] / result['seconds']:9.1f} generated tokens/s"
         )
     ratio = (ray_data["tokens"] / ray_data["seconds"]) / (loop["tokens"] / loop["seconds"])

@@ -17,7 +17,7 @@ TEXT_KEYS = ["id", "prompt_id", "sample"]
 # task → (extra overrides, samples expected from 4 abstracts, prompt ids)
 TEXT_TASKS = {
     "summaries": (["generation.max_model_len=96"], 4 * 2 * 2, {"p0", "p1"}),
-    "aspects": ([], 4 * 2 * 2, {"species", "ecosystem"}),
+    "aspects": (["generation.max_json_retries=2"], 4 * 2 * 2, {"species", "ecosystem"}),
     "queries": (["generation.query_samples=2", "generation.max_model_len=160"], 4 * 2, {"query"}),
 }
 
@@ -44,8 +44,11 @@ def test_text_tasks_write_the_texts_contract(ray_cluster, gen_config, task):
         assert set(report.na_rate) == prompt_ids
         assert set(rows["kind"]) <= {"aspect:species", "aspect:ecosystem"}
         assert (rows["applicable"] == (rows["text"] != "Not applicable.")).all()
+        # the tiny LM rarely writes valid JSON: unparsable answers are retried in place by the actor that
+        # generated them (one result row per sample, no second Ray Data round), then quarantined
         _, rejects = outputs(out)
-        assert (rejects["attempts"] == 1).all() and rejects["raw"].notna().all()
+        assert len(rejects) > 0 and (rejects["attempts"] == 3).all() and rejects["raw"].notna().all()
+        assert counts["samples"] == expected and counts["count.retried"] >= 2 * len(rejects)
     else:
         assert rows["applicable"].all()
 

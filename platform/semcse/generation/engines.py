@@ -1,7 +1,9 @@
 """The three LLM engines, each a Ray Data stage from request rows to per-sample rows.
 
 - `transformers`: our own actor class over `model.generate` (CPU default, tests): left-padded
-  batches, and the samples of one prompt as one call with `num_return_sequences`.
+  batches, and the samples of one prompt as one call with `num_return_sequences`. It retries
+  unparsable answers in place, with the model it already holds, so no retry round has to start
+  actors and load the model again.
 - `http`: `ray.data.llm.HttpRequestProcessorConfig` against any OpenAI-compatible server; the
   samples of one prompt are one request with `n`.
 - `vllm`: `ray.data.llm.vLLMEngineProcessorConfig` (GPU). Ray's vLLM stage returns only the first
@@ -21,17 +23,50 @@ import pandas as pd
 
 from semcse.config import GenerationConfig
 from semcse.generation.stages import explode_samples, request_meta
+from semcse.generation.tasks import Task
 
 if TYPE_CHECKING:
     import ray.data
 
-ENGINE_OUTPUT = ("raws", "prompt_tokens", "generated_tokens", "error")
+LIGHT_TASK_CPUS = 0.25
+ENGINE_OUTPUT = ("raws", "attempts", "prompt_tokens", "generated_tokens", "error")
+
+
+def request_stage_resources(cfg: GenerationConfig) -> dict[str, float]:
+    """Resources of the stage that builds requests from units.
+
+    For the transformers engine they equal the actor's, so Ray Data fuses the two stages: requests
+    are built inside the actor's process, and no extra worker processes (each importing a
+    tokenizer) compete with the model for the cores. The other engines send requests elsewhere
+    and keep a light task of their own.
+    """
+    if cfg.engine == "transformers":
+        return {"num_cpus": cfg.num_cpus_per_actor, "num_gpus": cfg.num_gpus_per_actor}
+    return {"num_cpus": LIGHT_TASK_CPUS}
+
+
+def retries_in_place(cfg: GenerationConfig) -> bool:
+    """Whether the engine retries unparsable answers itself (else the pipeline runs retry rounds)."""
+    return cfg.engine == "transformers"
 
 
 class TransformersGenerator:
-    """Ray Data actor UDF: loads a local causal LM once and answers batches of requests."""
+    """Ray Data actor UDF: loads a local causal LM once and answers batches of requests.
 
-    def __init__(self, model_path: str, max_new_tokens: int, temperature: float, top_p: float, seed: int) -> None:
+    With a `task`, samples that its parser rejects are generated again, up to `retries` times, in
+    the same call. Greedy decoding would only repeat itself, so it is never retried.
+    """
+
+    def __init__(
+        self,
+        model_path: str,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        task: Task | None = None,
+        retries: int = 0,
+    ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -52,6 +87,8 @@ class TransformersGenerator:
             else {"do_sample": False}
         )
         torch.manual_seed(seed)
+        self.task = task
+        self.retries = retries if task is not None and self.sampling["do_sample"] else 0
 
     def _text(self, row: dict[str, Any]) -> str:
         if not row["chat"]:
@@ -95,6 +132,7 @@ class TransformersGenerator:
                 {
                     **request_meta(row),
                     "raws": raws * (n // returns),
+                    "attempts": [1] * n,
                     "prompt_tokens": int(enc["attention_mask"][i].sum()),
                     "generated_tokens": sum(lengths),
                     "error": "",
@@ -102,13 +140,39 @@ class TransformersGenerator:
             )
         return results
 
+    def generate_all(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One result per request, in request order; one `generate` call per (samples, chat) group."""
+        groups: dict[tuple[int, bool], list[int]] = {}
+        for i, row in enumerate(rows):
+            groups.setdefault((len(row["samples"]), bool(row["chat"])), []).append(i)
+        results: list[dict[str, Any]] = [{} for _ in rows]
+        for (n, _), members in groups.items():
+            for i, result in zip(members, self.generate([rows[i] for i in members], n)):
+                results[i] = result
+        return results
+
+    def unusable(self, result: dict[str, Any]) -> list[int]:
+        """Positions of the samples in `result` that the task's parser rejects."""
+        return [
+            k for k, raw in enumerate(result["raws"]) if self.task.parse(result["prompt_id"], raw).status == "invalid"
+        ]
+
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         rows = batch.to_dict("records")
-        groups: dict[tuple[int, bool], list[dict[str, Any]]] = {}
-        for row in rows:
-            groups.setdefault((len(row["samples"]), bool(row["chat"])), []).append(row)
-        results = [result for (n, _), group in groups.items() for result in self.generate(group, n)]
-        return pd.DataFrame(results)
+        results = self.generate_all(rows)
+        for _ in range(self.retries):
+            redo = [(i, positions) for i, result in enumerate(results) if (positions := self.unusable(result))]
+            if not redo:
+                break
+            again = self.generate_all([{**rows[i], "samples": [rows[i]["samples"][k] for k in ks]} for i, ks in redo])
+            for (i, positions), fresh in zip(redo, again):
+                result = results[i]
+                for k, raw in zip(positions, fresh["raws"]):
+                    result["raws"][k] = raw
+                    result["attempts"][k] += 1
+                result["prompt_tokens"] += fresh["prompt_tokens"]
+                result["generated_tokens"] += fresh["generated_tokens"]
+        return pd.DataFrame([sample for result in results for sample in explode_samples(result)])
 
 
 def _sampling(cfg: GenerationConfig) -> dict[str, Any]:
@@ -142,6 +206,7 @@ def _from_http(row: dict[str, Any]) -> dict[str, Any]:
     return {
         **request_meta(row),
         "raws": raws[:wanted],
+        "attempts": [1] * wanted,
         "prompt_tokens": int(usage.get("prompt_tokens") or 0),
         "generated_tokens": int(usage.get("completion_tokens") or 0),
         "error": error,
@@ -171,6 +236,7 @@ def _from_vllm(row: dict[str, Any]) -> dict[str, Any]:
     return {
         **request_meta(row),
         "raws": [""] if error else [row.get("generated_text") or ""],
+        "attempts": [1],
         "prompt_tokens": int(row.get("num_input_tokens") or 0) if row["first"] and not error else 0,
         "generated_tokens": int(row.get("num_generated_tokens") or 0),
         "error": error,
@@ -212,12 +278,12 @@ def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
     )
 
 
-def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: bool) -> ray.data.Dataset:
+def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: Task) -> ray.data.Dataset:
     """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine."""
     if cfg.engine == "transformers":
         from ray.data import ActorPoolStrategy
 
-        results = ds.map_batches(
+        return ds.map_batches(
             TransformersGenerator,
             fn_constructor_kwargs={
                 "model_path": model,
@@ -225,6 +291,8 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: 
                 "temperature": cfg.temperature,
                 "top_p": cfg.top_p,
                 "seed": cfg.seed,
+                "task": task,
+                "retries": cfg.max_json_retries,
             },
             batch_size=cfg.batch_size,
             batch_format="pandas",
@@ -232,12 +300,12 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: 
             num_cpus=cfg.num_cpus_per_actor,
             num_gpus=cfg.num_gpus_per_actor,
         )
-    elif cfg.engine == "http":
+    if cfg.engine == "http":
         from ray.data.llm import HttpRequestProcessorConfig, build_processor
 
         processor = build_processor(
             HttpRequestProcessorConfig(
-                url=http_url(cfg, chat),
+                url=http_url(cfg, task.chat),
                 headers=http_headers(cfg),
                 batch_size=cfg.batch_size,
                 concurrency=cfg.concurrency,
@@ -253,9 +321,9 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, chat: 
         from ray.data.llm import build_processor
 
         processor = build_processor(
-            vllm_processor_config(cfg, model, chat),
+            vllm_processor_config(cfg, model, task.chat),
             preprocess=functools.partial(_vllm_input, sampling=_sampling(cfg)),
             postprocess=_unwrap,
         )
         results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)
-    return results.flat_map(explode_samples)
+    return results.flat_map(explode_samples, num_cpus=LIGHT_TASK_CPUS)

@@ -2,8 +2,9 @@
 
 The driver plans shards of `shard_rows` units, skips those already on disk (resume), streams the
 rest through Ray Data and writes each shard the moment its last sample is parsed, so memory holds
-only shards in flight. Unparsable answers are retried in a further round restricted to the
-failing samples (up to `max_json_retries`), then recorded as rejects with their raw output. A
+only shards in flight. Unparsable answers are retried up to `max_json_retries` times, then
+recorded as rejects with their raw output: in place by engines that can (the transformers actor
+holds its model), else in further rounds restricted to the failing samples. A
 shard is written only when every sample has a final outcome, rejects file first, so a crash at
 any point loses at most unfinished shards and a rerun duplicates nothing.
 """
@@ -24,7 +25,7 @@ from tqdm import tqdm
 from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
 from semcse.data.io import read_corpus
 from semcse.data.shards import content_key, finished_keys, write_shard
-from semcse.generation.engines import apply_engine
+from semcse.generation.engines import apply_engine, request_stage_resources, retries_in_place
 from semcse.generation.parsing import Parsed
 from semcse.generation.stages import ONLY, SHARD, build_requests
 from semcse.generation.stats import RunStats
@@ -121,6 +122,7 @@ class Generation:
         self.stats = RunStats()
         self.samples_logged: list[dict[str, Any]] = []
         self.prompt_order = {pid: i for i, pid in enumerate(self.task.samples())}
+        self.rounds = 1 if retries_in_place(self.gen) else self.gen.max_json_retries + 1
 
     def plan(self) -> tuple[list[Shard], int]:
         corpus = read_corpus(self.cfg.corpus.path, self.cfg.corpus)
@@ -176,7 +178,7 @@ class Generation:
             shard.pending = len(shard.units) * sum(wanted.values())
         frames = {s.key: s.units.assign(**{SHARD: s.key, ONLY: ""}) for s in todo}
         in_flight = {s.key: s for s in todo}
-        for attempt in range(self.gen.max_json_retries + 1):
+        for attempt in range(self.rounds):
             if not frames:
                 break
             held = self.round(frames, in_flight, attempt, report)
@@ -194,9 +196,9 @@ class Generation:
                 "max_prompt_tokens": self.gen.max_model_len - self.gen.max_new_tokens,
             },
             batch_format="pandas",
-            num_cpus=0.25,
+            **request_stage_resources(self.gen),
         )
-        results = apply_engine(ds, self.gen, self.model, self.task.chat)
+        results = apply_engine(ds, self.gen, self.model, self.task)
         held: list[str] = []
         expected = sum(shards[key].pending for key in frames)
         desc = f"generate {self.gen.task}" + (f" (retry {attempt})" if attempt else "")
@@ -216,6 +218,7 @@ class Generation:
         return held
 
     def record(self, shard: Shard, row: dict[str, Any], attempt: int) -> None:
+        """A sample's latest answer; `attempt` counts the rounds before this one, `attempts` the engine's tries."""
         error = str(row["error"] or "")
         self.stats.add_sample(
             int(row["prompt_tokens"]),
@@ -223,22 +226,23 @@ class Generation:
             int(row["truncated"]) if attempt == 0 else 0,
             error,
         )
+        tries = int(row["attempts"])
+        self.stats.retried += tries - 1 + (attempt > 0)
         parsed = (
             Parsed("invalid", reason=f"engine error: {error}")
             if error
             else self.task.parse(row["prompt_id"], row["raw"])
         )
-        shard.results[(row[UNIT], row["prompt_id"], int(row["sample"]))] = (parsed, row["raw"], attempt + 1)
+        shard.results[(row[UNIT], row["prompt_id"], int(row["sample"]))] = (parsed, row["raw"], attempt + tries)
         shard.pending -= 1
 
     def complete(self, shard: Shard, attempt: int, held: list[str], report: GenerationReport) -> None:
         invalid = [key for key, (parsed, _, _) in shard.results.items() if parsed.status == "invalid"]
-        if invalid and attempt < self.gen.max_json_retries:
+        if invalid and attempt < self.rounds - 1:
             shard.retry = {}
             for unit, prompt_id, sample in invalid:
                 shard.retry.setdefault(unit, {}).setdefault(prompt_id, []).append(sample)
             shard.pending = len(invalid)
-            self.stats.retried += len(invalid)
             held.append(shard.key)
             return
         self.write(shard, report)

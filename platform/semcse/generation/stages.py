@@ -19,7 +19,10 @@ from semcse.generation.tokens import TokenCounter
 SHARD = "shard"
 ONLY = "only"
 REQUEST_META = (SHARD, UNIT, "prompt_id", "samples", "truncated")
-SAMPLE_COLUMNS = (SHARD, UNIT, "prompt_id", "sample", "raw", "prompt_tokens", "generated_tokens", "truncated", "error")
+SAMPLE_COLUMNS = (
+    *(SHARD, UNIT, "prompt_id", "sample", "raw", "attempts"),
+    *("prompt_tokens", "generated_tokens", "truncated", "error"),
+)
 
 
 @functools.lru_cache(maxsize=4)
@@ -72,9 +75,9 @@ def explode_samples(row: dict[str, Any]) -> list[dict[str, Any]]:
     Prompt tokens, generated tokens and truncation are reported once per request, on its first
     sample, so that sums over rows count each prefill once.
     """
-    raws = list(row["raws"])
     samples = [int(s) for s in row["samples"]]
-    raws += [""] * (len(samples) - len(raws))
+    raws = [*row["raws"], *[""] * (len(samples) - len(row["raws"]))]
+    attempts = [*(int(a) for a in row["attempts"]), *[1] * (len(samples) - len(row["attempts"]))]
     return [
         {
             SHARD: row[SHARD],
@@ -82,10 +85,11 @@ def explode_samples(row: dict[str, Any]) -> list[dict[str, Any]]:
             "prompt_id": row["prompt_id"],
             "sample": sample,
             "raw": raw,
+            "attempts": tries,
             "prompt_tokens": int(row["prompt_tokens"]) if i == 0 else 0,
             "generated_tokens": int(row["generated_tokens"]) if i == 0 else 0,
             "truncated": int(row["truncated"]) if i == 0 else 0,
             "error": row["error"],
         }
-        for i, (sample, raw) in enumerate(zip(samples, raws))
+        for i, (sample, raw, tries) in enumerate(zip(samples, raws, attempts))
     ]
