@@ -67,7 +67,7 @@ def max_concurrent_trials(ask: dict[str, float], cluster: dict[str, float], cap:
     return min(fits, cap) if cap else fits
 
 
-def run_study(study: Study, base: RunConfig, callbacks: list[Any] | None = None, restore: bool = True) -> StudyResult:
+def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResult:
     """Check, run (or restore and finish) the study, write and log the ablation table."""
     import ray
     from ray import tune
@@ -110,7 +110,7 @@ def run_study(study: Study, base: RunConfig, callbacks: list[Any] | None = None,
                 run_config=tune.RunConfig(
                     name=study.name,
                     storage_path=str(storage),
-                    callbacks=[TrialRuns(base.tracking, parent.run_id, study.name), *(callbacks or [])],
+                    callbacks=[TrialRuns(base.tracking, parent.run_id, study.name)],
                 ),
             )
         grid = tuner.fit()
