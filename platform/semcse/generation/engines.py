@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import ray.data
 
 LIGHT_TASK_CPUS = 0.25
-ENGINE_OUTPUT = ("raws", "attempts", "prompt_tokens", "generated_tokens", "error")
 
 
 def request_stage_resources(cfg: GenerationConfig) -> dict[str, float]:
@@ -164,7 +163,9 @@ class TransformersGenerator:
             redo = [(i, positions) for i, result in enumerate(results) if (positions := self.unusable(result))]
             if not redo:
                 break
-            again = self.generate_all([{**rows[i], "samples": [rows[i]["samples"][k] for k in ks]} for i, ks in redo])
+            again = self.generate_all(
+                [{**rows[i], "samples": [rows[i]["samples"][k] for k in positions]} for i, positions in redo]
+            )
             for (i, positions), fresh in zip(redo, again):
                 result = results[i]
                 for k, raw in zip(positions, fresh["raws"]):

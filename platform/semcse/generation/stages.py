@@ -72,6 +72,9 @@ def request_meta(row: dict[str, Any]) -> dict[str, Any]:
 def explode_samples(row: dict[str, Any]) -> list[dict[str, Any]]:
     """One engine result (several samples of one prompt) → one row per sample.
 
+    Every engine's result carries the request's metadata plus `raws` and `attempts` (one per
+    sample), `prompt_tokens`, `generated_tokens` and `error`.
+
     Prompt tokens, generated tokens and truncation are reported once per request, on its first
     sample, so that sums over rows count each prefill once.
     """
