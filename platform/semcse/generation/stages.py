@@ -20,8 +20,16 @@ SHARD = "shard"
 ONLY = "only"
 REQUEST_META = (SHARD, UNIT, "prompt_id", "samples", "truncated")
 SAMPLE_COLUMNS = (
-    *(SHARD, UNIT, "prompt_id", "sample", "raw", "attempts"),
-    *("prompt_tokens", "generated_tokens", "truncated", "error"),
+    SHARD,
+    UNIT,
+    "prompt_id",
+    "sample",
+    "raw",
+    "attempts",
+    "prompt_tokens",
+    "generated_tokens",
+    "truncated",
+    "error",
 )
 
 
