@@ -380,8 +380,9 @@ def train_command(
         prepared = prepare(cfg)
     result = train(cfg, prepared)
     best = result.best
+    what = f"best step {best['step']}" if result.improved else "the base model (no trained step beat it)"
     console.print(
-        f"best step {best['step']}: pair rank {best['val_rank_pair']:.2f}, document rank "
+        f"{what}: pair rank {best['val_rank_pair']:.2f}, document rank "
         f"{best['val_rank_document']:.2f} (validation, lower is better)"
     )
     console.print(f"encoder → {result.model_dir}")

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+TEXT_MODES: tuple[str, ...] = ("semcse", "summaries", "same-input")
+CROP_MODES: tuple[str, ...] = ("crops", "dropout")
 DEFAULT_SUMMARY_PROMPTS: list[str] = [
     "In summary, our research is concerned with",
     "The main takeaway from our work is that",
@@ -158,27 +160,36 @@ class TrainingConfig(Section):
     """Encoder training: pairs, model, loss, optimisation and distribution.
 
     `batch_size` counts pairs per optimisation step over all workers (every other pair of that global
-    batch is a negative), so results do not depend on `num_workers`. Validation runs every
-    `eval_every` steps on at most `val_size` held-out abstracts; training stops after `patience`
-    evaluations without improvement.
+    batch is a negative), and gradients flow through the gathered batch, so results do not depend
+    on `num_workers`. Validation runs every `eval_every` steps (or `eval_every_minutes`) on a seeded
+    sample of at most `val_size` held-out abstracts; the base model is evaluated first and is
+    candidate zero, so a run that never beats it delivers the base and registers nothing; training
+    stops after `patience` evaluations without improvement.
+
+    Unset fields take the recipe of the pairs mode (`recipe`): crop-based modes follow the cropping
+    paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
+    (triplet, margin 1, L2 1/250 on unnormalised embeddings), aspect encoders use InfoNCE (τ 0.07).
+    `max_length` truncates training texts only; the exported model keeps the base model's
+    `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
     """
 
     pairs: str = "semcse"
-    loss: Literal["triplet", "infonce"] = "triplet"
+    loss: Literal["triplet", "infonce"] | None = None
     texts: str | None = None
     base_model: str | None = None
     out: str | None = None
-    pooling: Literal["cls", "mean", "last"] = "mean"
+    pooling: Literal["cls", "mean", "last"] | None = None
     projection: bool = False
     projection_dim: int | None = Field(None, gt=0)
     freeze_embeddings: bool = False
     freeze_layers: int = Field(0, ge=0)
     gradient_checkpointing: bool = False
     max_length: int = Field(256, gt=0)
+    export_max_length: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=1)
     learning_rate: float = Field(2e-5, gt=0)
-    weight_decay: float = Field(0.0, ge=0)
-    warmup_steps: int = Field(0, ge=0)
+    weight_decay: float = Field(0.01, ge=0)
+    warmup_steps: int | None = Field(None, ge=0)
     max_steps: int = Field(1000, gt=0)
     temperature: float | None = Field(None, gt=0)
     margin: float = Field(1.0, gt=0)
@@ -193,9 +204,10 @@ class TrainingConfig(Section):
     cpus_per_worker: float = Field(1.0, gt=0)
     zero_stage: int = Field(2, ge=0, le=3)
     eval_every: int = Field(50, gt=0)
-    val_size: int = Field(900, gt=1)
+    eval_every_minutes: float | None = Field(None, gt=0)
+    val_size: int = Field(256, gt=1)
     log_every: int = Field(10, gt=0)
-    patience: int = Field(5, gt=0)
+    patience: int = Field(3, gt=0)
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"
@@ -204,7 +216,7 @@ class TrainingConfig(Section):
     @field_validator("pairs")
     @classmethod
     def _known_pairs(cls, value: str) -> str:
-        modes = {"semcse", "summaries", "same-input", "crops", "dropout"}
+        modes = set(TEXT_MODES) | set(CROP_MODES)
         if value not in modes and not (value.startswith("aspect:") and len(value) > len("aspect:")):
             raise ValueError(f"unknown pairs mode {value!r}; expected one of {sorted(modes)} or 'aspect:<name>'")
         return value
@@ -228,11 +240,48 @@ class TrainingConfig(Section):
         return self.batch_size // self.num_workers
 
     @property
+    def crop_based(self) -> bool:
+        """Crops and dropout train on the corpus alone and follow the cropping paper's recipe."""
+        return self.pairs in CROP_MODES
+
+    @property
+    def effective_loss(self) -> Literal["triplet", "infonce"]:
+        """The mode's recipe unless set: InfoNCE for crop modes and aspect encoders, SemCSE's triplet otherwise."""
+        if self.loss is not None:
+            return self.loss
+        return "infonce" if self.crop_based or self.pairs.startswith("aspect:") else "triplet"
+
+    @property
     def effective_temperature(self) -> float:
         """The paper defaults: 0.05 for crop-based pairs, 0.07 otherwise, unless set explicitly."""
         if self.temperature is not None:
             return self.temperature
-        return 0.05 if self.pairs in {"crops", "dropout"} else 0.07
+        return 0.05 if self.crop_based else 0.07
+
+    @property
+    def effective_warmup_steps(self) -> int:
+        """Crop modes warm up linearly over the first 10% of steps (cropping paper); SemCSE starts at full rate."""
+        if self.warmup_steps is not None:
+            return self.warmup_steps
+        return max(1, self.max_steps // 10) if self.crop_based else 0
+
+    @property
+    def similarity(self) -> Literal["euclidean", "cosine"]:
+        """The geometry the loss trains, used for validation ranks and saved with the model."""
+        return "euclidean" if self.effective_loss == "triplet" else "cosine"
+
+    def recipe(self) -> dict[str, object]:
+        """The resolved objective settings (those the loss uses), printed at the start of a run and logged."""
+        objective: dict[str, object] = (
+            {"loss": "triplet", "margin": self.margin, "anchor_l2_weight": self.anchor_l2_weight}
+            if self.effective_loss == "triplet"
+            else {"loss": "infonce", "temperature": self.effective_temperature}
+        )
+        return objective | {
+            "learning_rate": self.learning_rate,
+            "warmup_steps": self.effective_warmup_steps,
+            "weight_decay": self.weight_decay,
+        }
 
 
 class EvaluationConfig(Section):

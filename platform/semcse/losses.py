@@ -1,10 +1,12 @@
 """Contrastive losses over (anchor, positive) embedding pairs, with negatives from the whole global batch.
 
 Both losses treat every *other* positive in the batch as a negative for an anchor. Under data
-parallelism each worker only sees its local slice, so positives are gathered from all workers:
-the local slice keeps its gradient and the remote slices are constants (the usual CLIP/SimCLR
-trick: each worker back-propagates through its own anchors and positives, DeepSpeed averages the
-gradients). Results are therefore independent of how many workers share a batch.
+parallelism each worker only sees its local slice, so positives are gathered from all workers with
+a differentiable all-gather: the gradient a worker's anchors send to another worker's positives
+travels back to that worker (as in sentence-transformers' gathered MNRL). Each worker's loss is the
+mean over its own anchors, DeepSpeed averages the workers' gradients, and so the update equals
+the single-process update on the whole global batch, whatever the number of workers
+(`tests/training/test_worker_invariance.py` checks 1 vs 2 workers).
 """
 
 from __future__ import annotations
@@ -14,19 +16,34 @@ import torch.distributed as dist
 from torch import nn
 
 
+class _GatherRows(torch.autograd.Function):
+    """All-gather whose backward returns to each worker the sum of every worker's gradient for its rows."""
+
+    @staticmethod
+    def forward(ctx, local: torch.Tensor) -> torch.Tensor:
+        parts = [torch.empty_like(local) for _ in range(dist.get_world_size())]
+        dist.all_gather(parts, local.contiguous())
+        ctx.rows, ctx.rank = local.shape[0], dist.get_rank()
+        return torch.cat(parts)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+        total = grad.contiguous().clone()
+        dist.all_reduce(total)
+        return total[ctx.rank * ctx.rows : (ctx.rank + 1) * ctx.rows]
+
+
 def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
     """All workers' rows stacked in rank order, and the offset of this worker's rows.
 
-    The local rows are the original tensor (gradient flows); other workers' rows are detached copies.
-    Every worker must pass the same number of rows (the loop drops ragged last batches).
+    Every row keeps its gradient path: the backward pass sums the gradients all workers computed
+    for a worker's rows and hands the sum to that worker (what sentence-transformers gets from
+    `torch.distributed.nn.functional.all_gather`, written out here because that function is
+    deprecated). Every worker must pass the same number of rows (the loop drops ragged last batches).
     """
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
         return local, 0
-    parts = [torch.empty_like(local) for _ in range(dist.get_world_size())]
-    dist.all_gather(parts, local.detach().contiguous())
-    rank = dist.get_rank()
-    parts[rank] = local
-    return torch.cat(parts), rank * local.shape[0]
+    return _GatherRows.apply(local), dist.get_rank() * local.shape[0]
 
 
 class TripletEuclideanLoss(nn.Module):

@@ -187,7 +187,8 @@ class Pipeline:
         from semcse.evaluation.runner import evaluate
 
         trained = self.state.outputs("train")["model"]
-        base = f"base={self.cfg.training.base_model}#{self.cfg.training.pooling}"
+        pooling = self.cfg.training.pooling
+        base = f"base={self.cfg.training.base_model}" + (f"#{pooling}" if pooling else "")
         data = self.cfg.evaluation.data or self.state.outputs("validate")["corpus"]
         out = self.run_dir / "evaluation"
         suites = [s for s in self.cfg.evaluation.suites if s != "decoder"]

@@ -99,9 +99,17 @@ class TextEncoder(nn.Module):
 
     @torch.no_grad()
     def encode(
-        self, texts: list[str], batch_size: int = 64, normalize: bool | None = None, show_progress: bool = False
+        self,
+        texts: list[str],
+        batch_size: int = 64,
+        normalize: bool | None = None,
+        show_progress: bool = False,
+        max_length: int | None = None,
     ) -> np.ndarray:
-        """Embed texts in length-sorted batches (less padding), returned in input order as float32."""
+        """Embed texts in length-sorted batches (less padding), returned in input order as float32.
+
+        `max_length` truncates for this call only (validation during training uses the training length).
+        """
         texts = list(texts)
         was_training = self.training
         self.eval()
@@ -115,7 +123,7 @@ class TextEncoder(nn.Module):
             starts = tqdm(starts, desc="encode", unit="batch")
         for start in starts:
             index = order[start : start + batch_size]
-            batch = {k: v.to(device) for k, v in self.tokenize([texts[i] for i in index]).items()}
+            batch = {k: v.to(device) for k, v in self.tokenize([texts[i] for i in index], max_length).items()}
             vectors = self(**batch).float()
             if normalize:
                 vectors = nn.functional.normalize(vectors, dim=-1)

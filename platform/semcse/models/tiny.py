@@ -7,10 +7,10 @@ real model. They say nothing about quality.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+from semcse.models.scratch import build_bert
 
 SEED_TEXT = (
     "In summary, our research is concerned with the effects of invasive species on native ecosystems. "
@@ -22,25 +22,6 @@ SEED_TEXT = (
 
 def _corpus(texts: Iterable[str] | None) -> list[str]:
     return [SEED_TEXT, *(texts or [])]
-
-
-def wordpiece_vocab(
-    texts: Iterable[str], normalizer: Any, pre_tokenizer: Any, size: int, specials: list[str]
-) -> dict[str, int]:
-    """Specials, every character (word-initial and `##` continuation), then the most frequent words.
-
-    Built by counting rather than with the `tokenizers` trainer, whose tie-breaking follows hash-map
-    order and so changes from one process to the next: the same texts must give the same token ids,
-    or a test's model (and its training curve) differs between this machine and CI.
-    """
-    words: Counter[str] = Counter()
-    for text in texts:
-        words.update(word for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text)))
-    alphabet = sorted({char for word in words for char in word})
-    pieces = [*specials, *alphabet, *(f"##{char}" for char in alphabet)]
-    taken = set(pieces)
-    frequent = [word for word, _ in sorted(words.items(), key=lambda item: (-item[1], item[0])) if word not in taken]
-    return {token: index for index, token in enumerate(pieces + frequent[: max(0, size - len(pieces))])}
 
 
 def build_tiny_encoder(
@@ -55,44 +36,16 @@ def build_tiny_encoder(
     The default vocabulary holds every word of a test corpus (the sample corpus has about 1,900), so
     words are single tokens and a few training steps can move them; characters cover the rest.
     """
-    import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-
-    out = Path(out_dir)
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    normalizer, pre_tokenizer = normalizers.BertNormalizer(lowercase=True), pre_tokenizers.BertPreTokenizer()
-    vocab = wordpiece_vocab(_corpus(texts), normalizer, pre_tokenizer, vocab_size, specials)
-    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
-    tok.normalizer = normalizer
-    tok.pre_tokenizer = pre_tokenizer
-    tok.decoder = decoders.WordPiece()
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))],
-    )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        model_max_length=512,
-    )
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tok.get_vocab_size(),
+    return build_bert(
+        out_dir,
+        _corpus(texts),
         hidden_size=hidden_size,
-        num_hidden_layers=layers,
-        num_attention_heads=2,
-        intermediate_size=hidden_size * 2,
-        max_position_embeddings=512,
+        layers=layers,
+        heads=2,
+        vocab_size=vocab_size,
+        seed=0,
+        intermediate_size=2 * hidden_size,
     )
-    BertModel(config).save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
 
 
 CHAT_TEMPLATE = (

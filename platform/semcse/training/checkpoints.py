@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,15 +25,22 @@ DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.js
 
 @dataclass
 class LoopState:
-    """Where the loop is: steps done, the best validation score so far and evaluations since it."""
+    """Where the loop is: steps done, the base model's and the best validation score, evaluations since the best.
+
+    The base model's evaluation (step 0) is the first record, so the best so far starts as the
+    base: a trained step counts as an improvement only when it scores strictly better.
+    """
 
     step: int = 0
+    base_score: float = math.inf
     best_score: float = math.inf
     best_step: int = 0
     evals_without_improvement: int = 0
 
     def record(self, score: float) -> bool:
-        """Count one evaluation; True when it improved on the best score."""
+        """Count one evaluation; True when it improved on the best score (the base model's, at step 0)."""
+        if self.step == 0:
+            self.base_score = score
         if score < self.best_score:
             self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0
             return True
@@ -40,18 +48,52 @@ class LoopState:
         return False
 
 
-def save(engine: Any, state: LoopState, directory: Path, rank: int, zero_stage: int) -> Path:
+def save(
+    engine: Any, state: LoopState, directory: Path, rank: int, zero_stage: int, model_factory: Callable[[], Any]
+) -> Path:
     """Write this worker's part of a checkpoint into `directory` (a collective: every rank calls it)."""
+    engine.save_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
+    if engine.bfloat16_enabled():
+        _save_fp32_model(engine, directory / MODEL_DIR, rank, model_factory)
+    else:
+        _save_model(engine, directory / MODEL_DIR, rank, zero_stage)
+    if rank == 0:
+        (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
+    return directory
+
+
+def _save_model(engine: Any, out: Path, rank: int, zero_stage: int) -> None:
+    """fp32 training: the module's weights are the master weights (gathered first under ZeRO-3)."""
     import deepspeed
 
-    engine.save_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
     params = list(engine.module.parameters())
     gathered = deepspeed.zero.GatheredParameters(params, modifier_rank=None) if zero_stage == 3 else nullcontext()
     with gathered:
         if rank == 0:
-            engine.module.save(directory / MODEL_DIR)
-            (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
-    return directory
+            engine.module.save(out)
+
+
+def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[[], Any]) -> None:
+    """bf16 training: export the optimizer's fp32 master weights, not the rounded bf16 training copy.
+
+    Every rank takes part in assembling each full fp32 parameter (a collective under ZeRO); rank 0
+    writes them into a freshly built fp32 model (frozen parameters, which have no master copy, keep
+    the base model's exact fp32 values there) and saves that.
+    """
+    import torch
+    from deepspeed.utils import safe_get_full_fp32_param
+
+    masters = {name: safe_get_full_fp32_param(p) for name, p in engine.module.named_parameters()}
+    if rank != 0:
+        return
+    with torch.random.fork_rng(devices=[]):
+        model = model_factory()
+    target = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in masters.items():
+            if value is not None:
+                target[name].copy_(value.detach().reshape(target[name].shape).float().cpu())
+    model.save(out)
 
 
 def restore(engine: Any, directory: Path) -> LoopState:

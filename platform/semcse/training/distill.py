@@ -341,7 +341,7 @@ def build_unified(tc: TrainingConfig, aspects: list[str], dim: int) -> UnifiedEn
     if not tc.base_model:
         raise ValueError("training.base_model is not set; pass --base-model PATH (a local HF or ST directory)")
     torch.manual_seed(tc.seed)
-    model = UnifiedEncoder.create(tc.base_model, aspects, dim, pooling=tc.pooling, max_length=tc.max_length)
+    model = UnifiedEncoder.create(tc.base_model, aspects, dim, pooling=tc.pooling, max_length=tc.export_max_length)
     model.trunk.freeze(embeddings=tc.freeze_embeddings, layers=tc.freeze_layers)
     return model
 
@@ -388,6 +388,8 @@ def distill(cfg: RunConfig) -> DistillResult:
             flush=True,
         )
         out = Path(multi.out or Path(cfg.run_dir) / "unified")
-        best, _ = run_loop(cfg, tc, spec, data.train_rows, f"{mode}-multi", out)
-        version = deliver(tracker, best, out, "model", multi.register_name, multi.register_alias)
+        best, result = run_loop(cfg, tc, spec, data.train_rows, f"{mode}-multi", out)
+        version = deliver(
+            tracker, best, dict(result.metrics or {}), out, "model", multi.register_name, multi.register_alias
+        )
     return DistillResult(out, data.aspects, best, tracker.run_id, version)

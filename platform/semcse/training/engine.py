@@ -14,26 +14,56 @@ from semcse.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
 
 
-def build_encoder(cfg: TrainingConfig) -> TextEncoder:
-    """The base encoder with the configured pooling, projection head, frozen parts and checkpointing."""
+def build_encoder(cfg: TrainingConfig, notes: list[str] | None = None) -> TextEncoder:
+    """The base encoder with the run's pooling, head, geometry, frozen parts and checkpointing.
+
+    Pooling and the exported `max_seq_length` come from the base model unless the config sets them
+    (training truncates at `max_length` in the objective instead). The triplet objective measures
+    Euclidean distances and penalises the anchors' L2 norm, both meaningless on unit vectors, so a
+    base model's Normalize module is dropped for it; `notes` collects such decisions for the banner.
+    """
     if not cfg.base_model:
         raise ValueError("training.base_model is not set; pass --base-model PATH (a local HF or ST directory)")
-    torch.manual_seed(cfg.seed)  # identical projection-head initialisation on every worker
+    torch.manual_seed(cfg.seed)  # identical head (and scratch-model) initialisation on every worker
     encoder = TextEncoder.load(
         cfg.base_model,
         pooling=cfg.pooling,
-        max_length=cfg.max_length,
+        max_length=cfg.export_max_length,
         projection_dim=cfg.projection_dim if cfg.projection else None,
     )
-    encoder.similarity = "euclidean" if cfg.loss == "triplet" else "cosine"
+    encoder.similarity = cfg.similarity
+    if cfg.effective_loss == "triplet" and encoder.normalize:
+        encoder.normalize = False
+        if notes is not None:
+            notes.append(
+                "the base model normalises its vectors; the triplet loss trains (and saves) them unnormalised"
+            )
     encoder.freeze(embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
     if cfg.gradient_checkpointing:
         encoder.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     return encoder
 
 
+def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
+    """Trainable parameters in two AdamW groups: weight matrices decayed, biases and norm gains not.
+
+    Decaying a LayerNorm gain or a bias pulls it towards zero, which is not a regulariser but a
+    distortion of the pretrained network (BERT's recipe excludes them). They are exactly the
+    one-dimensional parameters, in any architecture.
+    """
+    decay, keep = [], []
+    for parameter in model.parameters():
+        if parameter.requires_grad:
+            (keep if parameter.ndim < 2 else decay).append(parameter)
+    return [
+        group
+        for group in ({"params": decay, "weight_decay": weight_decay}, {"params": keep, "weight_decay": 0.0})
+        if group["params"]
+    ]
+
+
 def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
-    """ZeRO at the configured stage; bf16 on GPU, fp32 on CPU; AdamW with linear warm-up and decay.
+    """ZeRO at the configured stage; bf16 on GPU, fp32 on CPU; AdamW with linear warm-up and linear decay.
 
     `torch_adam` keeps DeepSpeed from compiling its fused/CPU Adam extensions, which need a
     toolchain the CPU workers may not have; on GPU the fused kernel is worth it.
@@ -49,8 +79,8 @@ def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
             "type": "WarmupDecayLR",
             "params": {
                 "total_num_steps": cfg.max_steps,
-                "warmup_num_steps": max(1, cfg.warmup_steps),
-                "warmup_min_lr": 0.0 if cfg.warmup_steps else cfg.learning_rate,
+                "warmup_num_steps": max(1, cfg.effective_warmup_steps),
+                "warmup_min_lr": 0.0 if cfg.effective_warmup_steps else cfg.learning_rate,
                 "warmup_max_lr": cfg.learning_rate,
                 "warmup_type": "linear",
             },

@@ -1,9 +1,11 @@
 """The per-worker training loop run by `ray.train.torch.TorchTrainer`.
 
 Every worker runs exactly `max_steps` optimisation steps (or stops at the same early-stopping
-evaluation): batches come from its Ray Data shard in an endless sequence of epochs, so workers
-whose shards differ in length never fall out of step in the collectives. Evaluation runs on every
-worker (ZeRO-3 forward passes are collective) and rank 0's verdict is broadcast, so all workers
+evaluation): batches come from its Ray Data shard in an endless sequence of epochs (the driver's
+dataset reshuffles globally every epoch), so workers whose shards differ in length never fall out
+of step in the collectives. The base model is evaluated and checkpointed first, as candidate zero:
+a trained step must beat it to be delivered. Evaluation runs on rank 0 (on every worker under
+ZeRO-3, whose forward passes are collective) and rank 0's verdict is broadcast, so all workers
 stop together. Rank 0 prints progress and logs to MLflow.
 """
 
@@ -103,29 +105,31 @@ class NumpyCollate(NumpyBatchCollateFn):
         return self.collate(batch)
 
 
-def endless_batches(
-    shard: Any, collate: Callable[[dict[str, np.ndarray]], Batch], batch_size: int, seed: int
-) -> Iterator[Batch]:
-    """Epoch after epoch of full batches from this worker's shard.
+def endless_batches(shard: Any, collate: Callable[[dict[str, np.ndarray]], Batch], batch_size: int) -> Iterator[Batch]:
+    """Epoch after epoch of full batches from this worker's shard, in the order the dataset gives.
 
-    Each epoch shuffles locally with its own seed derived from `seed`, so a run's data order (and
-    with it the run) is reproducible from the config's seed rather than drawn from the OS.
+    The order is the driver's: `shuffled_every_epoch` reshuffles the whole dataset at each pass, so
+    batches mix the corpus (not runs of one topic) and a run's data order follows from its seed.
     """
-    collate_fn, epoch = NumpyCollate(collate), 0
+    collate_fn = NumpyCollate(collate)
     while True:
         produced = False
-        for batch in shard.iter_torch_batches(
-            batch_size=batch_size,
-            collate_fn=collate_fn,
-            drop_last=True,
-            local_shuffle_buffer_size=4 * batch_size,
-            local_shuffle_seed=seed + epoch,
-        ):
+        for batch in shard.iter_torch_batches(batch_size=batch_size, collate_fn=collate_fn, drop_last=True):
             produced = True
             yield batch
         if not produced:
             raise RuntimeError(f"this worker's data shard holds fewer than {batch_size} rows: no full batch")
-        epoch += 1
+
+
+def shuffled_every_epoch(dataset: Any, seed: int) -> Any:
+    """A global shuffle of `dataset` that draws a new order at every pass (epoch), reproducible from `seed`.
+
+    Ray Data combines the seed with the execution index, so epoch k of two runs with one seed sees
+    the same order and epochs k and k+1 of one run see different ones.
+    """
+    from ray.data import RandomSeedConfig
+
+    return dataset.random_shuffle(seed=RandomSeedConfig(seed=seed, reseed_after_execution=True))
 
 
 def train_loop(config: dict[str, Any]) -> None:
@@ -144,13 +148,13 @@ def train_loop(config: dict[str, Any]) -> None:
     import deepspeed
 
     from semcse.tracking import Tracker
-    from semcse.training.engine import deepspeed_config
+    from semcse.training.engine import deepspeed_config, parameter_groups
 
     started = time.perf_counter()
     model = spec.model_factory()
     engine, _, _, scheduler = deepspeed.initialize(
         model=model,
-        model_parameters=[p for p in model.parameters() if p.requires_grad],
+        model_parameters=parameter_groups(model, cfg.weight_decay),
         config=deepspeed_config(cfg),
         dist_init_required=False,
     )
@@ -162,22 +166,20 @@ def train_loop(config: dict[str, Any]) -> None:
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
+    start_step = state.step
     if resumed_from is not None:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
     else:
-        started = time.perf_counter()
-        baseline = _shared_evaluation(engine.module, spec, dist)
-        log(f"eval step 0 (base model): {_ranks(baseline)}", setup | baseline | _seconds("eval", started), 0)
-    start_step = state.step
+        _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, setup)
 
-    sampling, shuffling = np.random.SeedSequence([cfg.seed, rank, start_step]).spawn(2)
+    sampling = np.random.SeedSequence([cfg.seed, rank, start_step])
     batches = endless_batches(
         ray.train.get_dataset_shard("train"),
         spec.objective.collate_fn(engine.module, np.random.default_rng(sampling)),
         cfg.worker_batch_size,
-        seed=int(shuffling.generate_state(1)[0]),
     )
     meter = Meter()
+    clock = EvaluationClock(cfg, engine.device, dist)
     engine.train()
     while state.step < cfg.max_steps:
         batch = {key: value.to(engine.device) for key, value in next(batches).items()}
@@ -195,28 +197,64 @@ def train_loop(config: dict[str, Any]) -> None:
                 state.step,
             )
             meter.reset()
-        if state.step % cfg.eval_every == 0 or state.step == cfg.max_steps:
+        if clock.due(state.step, rank):
             stop = _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist)
             engine.train()
             meter.reset()
+            clock.restart()
             if stop:
                 break
         if spec.fail_once is not None:
             spec.fail_once.maybe_fail(state.step, rank, world)
 
 
-def _evaluate_and_checkpoint(engine, spec: LoopSpec, state, rank: int, log, start_step: int, dist) -> bool:
-    """Validate, update early stopping, report a checkpoint; True when patience is exhausted."""
+class EvaluationClock:
+    """When to evaluate: every `eval_every` steps, or every `eval_every_minutes` of wall time, and at the end.
+
+    A time-based schedule is rank 0's clock broadcast to every worker (one tiny collective per step),
+    because evaluation and checkpointing are collectives that all workers must enter together.
+    """
+
+    def __init__(self, cfg: TrainingConfig, device: Any, dist: Any) -> None:
+        self.cfg, self.device, self.dist = cfg, device, dist
+        self.restart()
+
+    def restart(self) -> None:
+        self.since = time.perf_counter()
+
+    def due(self, step: int, rank: int) -> bool:
+        if step == self.cfg.max_steps:
+            return True
+        if self.cfg.eval_every_minutes is None:
+            return step % self.cfg.eval_every == 0
+        import torch
+
+        elapsed = time.perf_counter() - self.since
+        flag = torch.tensor([int(elapsed >= 60 * self.cfg.eval_every_minutes)], device=self.device)
+        if self.dist.is_initialized():
+            self.dist.broadcast(flag, src=0)
+        return bool(flag.item())
+
+
+def _evaluate_and_checkpoint(
+    engine, spec: LoopSpec, state, rank: int, log, start_step: int, dist, extra: dict[str, float] | None = None
+) -> bool:
+    """Validate, update early stopping, report a checkpoint; True when patience is exhausted.
+
+    At step 0 this scores and checkpoints the base model, which becomes the best candidate so far:
+    later steps must beat it, and when none does the base is what the run delivers.
+    """
     import ray.train
     from ray.train import Checkpoint
 
     started = time.perf_counter()
-    metrics = _shared_evaluation(engine.module, spec, dist)
+    metrics = _shared_evaluation(engine.module, spec, rank, dist)
     improved = state.record(metrics["val_score"])
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
     report = metrics | {
         "step": state.step,
+        "base_val_score": state.base_score,
         "best_val_score": state.best_score,
         "best_step": state.best_step,
         "start_step": start_step,
@@ -224,11 +262,19 @@ def _evaluate_and_checkpoint(engine, spec: LoopSpec, state, rank: int, log, star
     }
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.zero_stage)
+        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.zero_stage, spec.model_factory)
         ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
+    if state.step == 0:
+        verdict = " (base model: the candidate to beat)"
+    elif improved:
+        verdict = " (best)"
+    else:
+        verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''})"
+    if stop:
+        verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
     log(
-        f"eval step {state.step}: {_ranks(metrics)}{' (best)' if improved else ''}{', early stop' if stop else ''}",
-        metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
+        f"eval step {state.step}: {_ranks(metrics)}{verdict}",
+        (extra or {}) | metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
         state.step,
     )
     return stop
@@ -239,9 +285,14 @@ def _seconds(phase: str, started: float) -> dict[str, float]:
     return {f"{phase}_s": time.perf_counter() - started}
 
 
-def _shared_evaluation(model: Any, spec: LoopSpec, dist: Any) -> dict[str, float]:
-    """Every rank evaluates (ZeRO-3 forwards are collective); rank 0's numbers are the ones used."""
-    shared = [spec.evaluate(model, spec.validation)]
+def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> dict[str, float]:
+    """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
+
+    Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they
+    would take its cores while doing so.
+    """
+    evaluates = rank == 0 or spec.cfg.zero_stage == 3
+    shared = [spec.evaluate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
     return shared[0]

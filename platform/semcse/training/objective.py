@@ -41,7 +41,10 @@ class PairObjective:
         self.sampler = PairSampler(cfg.pairs, cfg.positive_mix)
         self.max_length = cfg.max_length
         self.criterion = build_pair_loss(
-            cfg.loss, temperature=cfg.effective_temperature, margin=cfg.margin, anchor_l2_weight=cfg.anchor_l2_weight
+            cfg.effective_loss,
+            temperature=cfg.effective_temperature,
+            margin=cfg.margin,
+            anchor_l2_weight=cfg.anchor_l2_weight,
         )
 
     def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]:

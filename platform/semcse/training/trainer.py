@@ -4,17 +4,20 @@
 and head are valid, there are pairs to train on, the batch fits the data, validation is possible),
 so a misconfiguration costs seconds and prints one clear message instead of failing inside a
 worker. `train` then runs the loop and saves the best checkpoint's encoder as a
-sentence-transformers directory, logged to MLflow and registered under `training.register_name`.
+sentence-transformers directory. The base model is candidate zero: when a trained step beats it on
+validation, the best step is logged to MLflow and registered under `training.register_name`; when
+none does, the run says so, delivers the base model unchanged and registers nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,10 @@ from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.positives import build_pair_rows, needs_texts
 from semcse.data.split import split_of
+from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.checkpoints import MODEL_DIR, best_model
 from semcse.training.engine import build_encoder
-from semcse.training.loop import FailOnce, LoopSpec, train_loop
+from semcse.training.loop import FailOnce, LoopSpec, shuffled_every_epoch, train_loop
 from semcse.training.objective import PairObjective
 from semcse.training.validation import ValidationSet, build_validation_set
 
@@ -37,13 +41,22 @@ class TrainingSetupError(ConfigError):
     """A run that cannot start (bad model, no data, batch too large); raised before any Ray work."""
 
 
+STATUS_FILE = "semcse_training.json"
+
+
 @dataclass
 class PreparedData:
-    """Training rows (one per usable abstract) and the validation texts."""
+    """Training rows (one per usable abstract), the validation texts, and the run's resolved training config.
+
+    `training` differs from the run config's where preparation resolved something, e.g. a
+    `scratch:` base model built into the run directory.
+    """
 
     train_rows: pd.DataFrame
     validation: ValidationSet
     counts: dict[str, int]
+    training: TrainingConfig
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -55,31 +68,34 @@ class TrainResult:
     best: dict[str, Any]
     run_id: str | None
     model_version: str | None
+    improved: bool = True
 
 
 def prepare(cfg: RunConfig) -> PreparedData:
     """Validate the configuration against the model and the data; build train rows and the validation set."""
     tc = cfg.training
-    try:
-        build_encoder(tc)
-    except (OSError, ValueError) as exc:
-        raise TrainingSetupError(
-            f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
-        ) from exc
     if not cfg.corpus.path:
         raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus)
-    texts = _read_texts(tc.texts, tc.pairs) if needs_texts(tc.pairs) else None
     split = corpus["id"].map(
         lambda i: split_of(i, cfg.corpus.val_fraction, cfg.corpus.test_fraction, cfg.corpus.split_seed)
     )
     train_corpus = corpus[split == "train"]
+    if is_scratch(tc.base_model):
+        tc = _build_scratch(cfg, train_corpus)
+    notes: list[str] = []
+    try:
+        build_encoder(tc, notes)
+    except (OSError, ValueError) as exc:
+        raise TrainingSetupError(
+            f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
+        ) from exc
+    texts = _read_texts(tc.texts, tc.pairs) if needs_texts(tc.pairs) else None
     if tc.train_fraction < 1:
         train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
     train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
     val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
-    similarity = "euclidean" if tc.loss == "triplet" else "cosine"
-    validation = build_validation_set(tc.pairs, val_rows, tc.val_size, similarity)
+    validation = build_validation_set(tc.pairs, val_rows, tc.val_size, tc.similarity, tc.seed, tc.max_length)
     counts = {
         "corpus_rows": len(corpus),
         "train_abstracts": len(train_corpus),
@@ -87,8 +103,23 @@ def prepare(cfg: RunConfig) -> PreparedData:
         "val_abstracts": int((split == "val").sum()),
         "val_rows": len(validation),
     }
-    _check_sizes(cfg, counts)
-    return PreparedData(train_rows, validation, counts)
+    _check_sizes(tc, counts)
+    return PreparedData(train_rows, validation, counts, tc, notes)
+
+
+def _build_scratch(cfg: RunConfig, train_corpus: pd.DataFrame) -> TrainingConfig:
+    """Build `scratch:<architecture>` from the training split's text into the run directory; point the run at it.
+
+    Only training abstracts shape the vocabulary, so nothing of the validation or test split leaks in.
+    """
+    tc = cfg.training
+    out = Path(cfg.run_dir, "scratch", f"{tc.base_model.removeprefix(SCRATCH_PREFIX)}-seed{tc.seed}").resolve()
+    texts = (train_corpus["title"].fillna("") + " " + train_corpus["abstract"].fillna("")).tolist()
+    try:
+        build_scratch_encoder(tc.base_model, texts, out, seed=tc.seed)
+    except ValueError as exc:
+        raise TrainingSetupError(str(exc)) from exc
+    return tc.model_copy(update={"base_model": str(out)})
 
 
 def _read_texts(path: str | None, mode: str) -> pd.DataFrame:
@@ -103,8 +134,7 @@ def _read_texts(path: str | None, mode: str) -> pd.DataFrame:
     return frame
 
 
-def _check_sizes(cfg: RunConfig, counts: dict[str, int]) -> None:
-    tc = cfg.training
+def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
     what = {
         "crops": f"≥2 crops of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
         "dropout": f"a crop of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
@@ -128,17 +158,18 @@ def _check_sizes(cfg: RunConfig, counts: dict[str, int]) -> None:
 
 
 def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
-    """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`, register it."""
+    """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`; register it if it won."""
     from semcse.runtime import init_ray
     from semcse.tracking import Tracker
 
     prepared = prepared or prepare(cfg)
-    tc = cfg.training
+    tc = prepared.training
     init_ray(cfg.ray)
     tracking = absolute_tracking(cfg)
     tracker = Tracker.start(tracking, run_name=f"train-{tc.pairs}", tags={"stage": "train", "pairs": tc.pairs})
     with tracker:
         tracker.log_params(tc, prefix="training.")
+        tracker.log_params({f"recipe.{k}": v for k, v in tc.recipe().items()})
         tracker.log_params({"corpus.path": cfg.corpus.path, **{f"data.{k}": v for k, v in prepared.counts.items()}})
         spec = LoopSpec(
             cfg=tc,
@@ -149,21 +180,58 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
             run_id=tracker.run_id,
             fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
         )
+        recipe = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in tc.recipe().items())
         print(
-            f"[semcse train] {tc.pairs} pairs, {tc.loss} loss: {prepared.counts['train_rows']} training abstracts, "
+            f"[semcse train] {tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, "
             f"{prepared.counts['val_rows']} validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, "
-            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps",
+            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps; {recipe}",
             flush=True,
         )
+        for note in prepared.notes:
+            print(f"[semcse train] note: {note}", flush=True)
         out = Path(tc.out or Path(cfg.run_dir) / "encoder")
         best, result = run_loop(cfg, tc, spec, prepared.train_rows, f"train-{tc.pairs}", out)
-        version = deliver(tracker, best, out, "encoder", tc.register_name, tc.register_alias)
-    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version)
+        version = deliver(
+            tracker, best, dict(result.metrics or {}), out, "encoder", tc.register_name, tc.register_alias
+        )
+    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version, improved=best["step"] > 0)
 
 
-def deliver(tracker: Any, best: dict[str, Any], out: Path, artifact: str, name: str, alias: str | None) -> str | None:
-    """Log the best validation metrics and the saved model, then register it; returns the registry version."""
+def deliver(
+    tracker: Any, best: dict[str, Any], last: dict[str, Any], out: Path, artifact: str, name: str, alias: str | None
+) -> str | None:
+    """Record how the run ended beside the model; log and register it only when it beats the base model.
+
+    `best` is the best checkpoint's metrics (step 0 is the base model), `last` the final evaluation's.
+    A run whose best is step 0 delivers the base model (so downstream steps still have a model) and
+    says loudly that training did not help; registering it as a candidate would present the base
+    model as a trained result. Returns the registry version, or None when nothing was registered.
+    """
+    improved = best["step"] > 0
+    status = {
+        "improved": improved,
+        "best_step": best["step"],
+        "best_val_score": best["val_score"],
+        "base_val_score": best.get("base_val_score"),
+        "last_step": last.get("step"),
+        "last_val_score": last.get("val_score"),
+    }
+    (out / STATUS_FILE).write_text(json.dumps(status, indent=2) + "\n")
+    tracker.set_tags({"improved": str(improved).lower()})
     tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
+    if not improved:
+        print(
+            f"[semcse train] NO IMPROVEMENT: no trained step beat the base model on validation "
+            f"(base {status['base_val_score']:.3f}, last step {status['last_step']}: {status['last_val_score']:.3f}; "
+            f"lower is better). {out} holds the base model unchanged and nothing was registered.",
+            flush=True,
+        )
+        return None
+    print(
+        f"[semcse train] best step {best['step']}: validation {best['val_score']:.3f} vs base "
+        f"{status['base_val_score']:.3f} (last step {status['last_step']}: {status['last_val_score']:.3f})",
+        flush=True,
+    )
     tracker.log_artifact(out, artifact)
     return tracker.register_model(artifact, name, alias)
 
@@ -185,11 +253,13 @@ def run_loop(
 ) -> tuple[dict[str, Any], Any]:
     """Fit `spec` with a TorchTrainer and copy the best checkpoint's model to `out`; returns (best, result).
 
-    Shared by every objective (pairs, distillation): one Ray Data shard per worker, restore from
-    the last checkpoint on worker failure, only the best checkpoint kept.
+    Shared by every objective (pairs, distillation): the rows reshuffled globally every epoch (seeded;
+    order preserved through the split so a seed gives the same batches), one Ray Data shard per
+    worker, restore from the last checkpoint on worker failure, only the best checkpoint kept.
     """
     import ray.data
-    from ray.train import CheckpointConfig, FailureConfig, ScalingConfig
+    from ray.data import ExecutionOptions
+    from ray.train import CheckpointConfig, DataConfig, FailureConfig, ScalingConfig
     from ray.train import RunConfig as RayRunConfig
     from ray.train.torch import TorchTrainer
 
@@ -208,7 +278,8 @@ def run_loop(
                 num_to_keep=1, checkpoint_score_attribute="val_score", checkpoint_score_order="min"
             ),
         ),
-        datasets={"train": ray.data.from_pandas(train_rows)},
+        datasets={"train": shuffled_every_epoch(ray.data.from_pandas(train_rows), tc.seed)},
+        dataset_config=DataConfig(execution_options=ExecutionOptions(preserve_order=True)),
     )
     result = trainer.fit()
     best_checkpoint, best = best_model(result)

@@ -33,14 +33,23 @@ class ValidationSet:
     document_queries: list[tuple[str, ...]]
     document_targets: list[str]
     similarity: Similarity
+    max_length: int | None = None
 
     def __len__(self) -> int:
         return len(self.pair_queries)
 
 
-def build_validation_set(mode: str, rows: pd.DataFrame, size: int, similarity: Similarity) -> ValidationSet:
-    """From pair rows of the validation split (see `build_pair_rows`), at most `size` abstracts."""
-    usable = rows[rows["texts"].map(len) >= 2].head(size)
+def build_validation_set(
+    mode: str, rows: pd.DataFrame, size: int, similarity: Similarity, seed: int = 0, max_length: int | None = None
+) -> ValidationSet:
+    """From pair rows of the validation split (see `build_pair_rows`): a seeded sample of at most `size` abstracts.
+
+    A random sample rather than the first rows: corpora are often sorted (by label, source or date),
+    and the head of a sorted split covers a few topics, where ranks mean something else.
+    `max_length` truncates validation texts as training does (None: the model's own length).
+    """
+    usable = rows[rows["texts"].map(len) >= 2]
+    usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
     texts = [list(t) for t in usable["texts"]]
     if pair_mode(mode).source == "crops":
         halves = [_halves(list(s)) for s in usable["sentences"]]
@@ -50,6 +59,7 @@ def build_validation_set(mode: str, rows: pd.DataFrame, size: int, similarity: S
             document_queries=[(first,) for first, _ in halves],
             document_targets=[second for _, second in halves],
             similarity=similarity,
+            max_length=max_length,
         )
     documents = (usable["title"].str.strip() + " " + usable["abstract"].str.strip()).str.strip()
     return ValidationSet(
@@ -58,6 +68,7 @@ def build_validation_set(mode: str, rows: pd.DataFrame, size: int, similarity: S
         document_queries=[(t[0], t[1]) for t in texts],
         document_targets=documents.tolist(),
         similarity=similarity,
+        max_length=max_length,
     )
 
 
@@ -67,11 +78,13 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
 
 
 def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> dict[str, float]:
-    """Both average ranks and their mean; every text is encoded once."""
+    """Both average ranks and their mean; every text is encoded once, in one batched pass without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
     vectors = encoder.encode(
-        val.pair_queries + val.pair_targets + flat_queries + val.document_targets, batch_size=batch_size
+        val.pair_queries + val.pair_targets + flat_queries + val.document_targets,
+        batch_size=batch_size,
+        max_length=val.max_length,
     )
     n = len(val)
     pair_q, pair_t = vectors[:n], vectors[n : 2 * n]
