@@ -16,21 +16,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-from _common import crops_config, minilm_dir, ohsumed_split
+from _common import crops_config, minilm_dir, ohsumed_split, st_fit
+from semcse.config import RunConfig
 from semcse.data.io import write_parquet
-from semcse.data.positives import PairSampler, build_pair_rows
+from semcse.training.trainer import PreparedData, prepare
 
 PHASES = ("setup_s", "eval_s", "checkpoint_s")
 
 
-def ours(work: Path, corpus: Path, args: argparse.Namespace) -> tuple[float, float, dict[str, float]]:
+def ours(cfg: RunConfig, prepared: PreparedData, args: argparse.Namespace) -> tuple[float, float, dict[str, float]]:
     """Samples/s end to end and in steady state, and the seconds each phase of the run took."""
     from mlflow.tracking import MlflowClient
-    from semcse.training.trainer import prepare, train
+    from semcse.training.trainer import train
 
-    cfg = crops_config(work, corpus, args.steps, args.batch, args.seq, args.workers)
-    prepared = prepare(cfg)
     start = time.perf_counter()
     result = train(cfg, prepared)
     wall = time.perf_counter() - start
@@ -44,46 +42,6 @@ def ours(work: Path, corpus: Path, args: argparse.Namespace) -> tuple[float, flo
     return args.batch * args.steps / wall, steady, phases
 
 
-def sentence_transformers(work: Path, corpus: Path, args: argparse.Namespace) -> tuple[float, float]:
-    from datasets import Dataset
-    from semcse.config import TrainingConfig
-    from semcse.data.io import read_corpus
-    from sentence_transformers import (
-        SentenceTransformer,
-        SentenceTransformerTrainer,
-        SentenceTransformerTrainingArguments,
-    )
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
-
-    rows = build_pair_rows("crops", read_corpus(corpus), None, TrainingConfig(pairs="crops"))
-    sampler, rng = PairSampler("crops"), np.random.default_rng(0)
-    anchors, positives = [], []
-    while len(anchors) < args.batch * args.steps:
-        a, p = sampler.sample(rows.to_dict("list"), rng)
-        anchors += a
-        positives += p
-    data = Dataset.from_dict({"anchor": anchors, "positive": positives})
-    model = SentenceTransformer(str(minilm_dir()), device="cpu")
-    model.max_seq_length = args.seq
-    training_args = SentenceTransformerTrainingArguments(
-        output_dir=str(work / "st"),
-        per_device_train_batch_size=args.batch,
-        max_steps=args.steps,
-        learning_rate=2e-5,
-        save_strategy="no",
-        report_to="none",
-        logging_steps=max(1, args.steps // 4),
-        dataloader_drop_last=True,
-        use_cpu=True,
-    )
-    loss = MultipleNegativesRankingLoss(model, scale=20.0)
-    trainer = SentenceTransformerTrainer(model=model, args=training_args, train_dataset=data, loss=loss)
-    start = time.perf_counter()
-    output = trainer.train()
-    wall = time.perf_counter() - start
-    return args.batch * args.steps / wall, float(output.metrics["train_samples_per_second"])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20)
@@ -95,8 +53,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         corpus = write_parquet(ohsumed_split("train", args.abstracts)[["id", "title", "abstract"]], work / "c.parquet")
-        st_total, st_steady = sentence_transformers(work, corpus, args)
-        our_total, our_steady, phases = ours(work, corpus, args)
+        cfg = crops_config(work, corpus, args.steps, args.batch, args.seq, args.workers)
+        prepared = prepare(cfg)
+        st = st_fit(minilm_dir(), prepared.train_rows, work / "st", args.steps, args.batch, args.seq)
+        st_total, st_steady = args.batch * args.steps / st.wall_s, st.samples_per_s
+        our_total, our_steady, phases = ours(cfg, prepared, args)
     print(f"\nall-MiniLM-L6-v2, crops, batch {args.batch}, seq {args.seq}, {args.steps} steps")
     print(f"{'':24}{'end to end':>14}{'steady state':>16}")
     print(f"{'sentence-transformers':24}{st_total:>10.1f} p/s{st_steady:>12.1f} p/s")

@@ -9,8 +9,30 @@ from semcse.config import ConfigError, RunConfig, flatten, load_config
 def test_defaults_validate():
     cfg = load_config()
     assert isinstance(cfg, RunConfig)
-    assert cfg.training.loss == "triplet"
+    assert cfg.training.loss is None and cfg.training.effective_loss == "triplet"
     assert len(cfg.generation.prompts) == 5 and cfg.generation.samples_per_prompt == 3
+
+
+@pytest.mark.parametrize(
+    ("pairs", "loss", "temperature", "warmup"),
+    [
+        ("semcse", "triplet", 0.07, 0),  # SemCSE: triplet, margin 1, L2 1/250, full rate from the start
+        ("summaries", "triplet", 0.07, 0),
+        ("crops", "infonce", 0.05, 100),  # cropping paper: InfoNCE τ 0.05, linear warm-up then linear decay
+        ("dropout", "infonce", 0.05, 100),
+        ("aspect:methods", "infonce", 0.07, 0),  # SemCSE-Multi aspect encoders
+    ],
+)
+def test_unset_objective_settings_follow_the_pairs_mode(pairs, loss, temperature, warmup):
+    training = load_config(None, [f"training.pairs={pairs}", "training.max_steps=1000"]).training
+    assert (training.effective_loss, training.effective_temperature, training.effective_warmup_steps) == (
+        loss,
+        temperature,
+        warmup,
+    )
+    assert training.recipe()["loss"] == loss
+    explicit = load_config(None, [f"training.pairs={pairs}", "training.loss=triplet", "training.warmup_steps=7"])
+    assert explicit.training.effective_loss == "triplet" and explicit.training.effective_warmup_steps == 7
 
 
 def test_yaml_and_typed_overrides(tmp_path):

@@ -1,31 +1,49 @@
-"""The training loop's data order comes from the config seed: same seed, same batches; other seed, other batches."""
+"""The training data order: a global shuffle every epoch, reproducible from the seed, the same for any worker count.
+
+The corpus here is sorted by label (as ohsumed is): batches read in corpus order would hold one
+label each, so their in-batch negatives would all be same-topic papers.
+"""
 
 from __future__ import annotations
 
 from itertools import islice
 
 import numpy as np
-import torch
-from semcse.training.loop import endless_batches
+import pandas as pd
+from semcse.training.loop import global_batches
+
+ROWS, LABELS, BATCH = 84, 4, 8
+STEPS_PER_EPOCH = ROWS // BATCH  # 10: the last 4 rows of each epoch's order wait for the next epoch
+SORTED = pd.DataFrame({"id": np.arange(ROWS), "label": np.repeat(np.arange(LABELS), ROWS // LABELS)})
 
 
-def collate(rows: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    return {"id": torch.tensor(rows["id"])}
+def steps(seed: int, world: int = 1, start: int = 0, count: int = 3 * STEPS_PER_EPOCH) -> list[list[int]]:
+    """The global batches (all workers' slices joined in rank order) of `count` steps from `start`."""
+    streams = [global_batches(SORTED, BATCH, rank, world, seed, start) for rank in range(world)]
+    return [sum((part["id"].tolist() for part in parts), []) for parts in islice(zip(*streams, strict=True), count)]
 
 
-def order(dataset, seed: int, batches: int = 12) -> list[list[int]]:
-    stream = endless_batches(dataset.iterator(), collate, batch_size=4, seed=seed)
-    return [batch["id"].tolist() for batch in islice(stream, batches)]
+def test_every_epoch_is_a_new_global_shuffle_reproducible_from_the_seed() -> None:
+    first = steps(seed=7)
+
+    assert steps(seed=7) == first and steps(seed=8) != first
+    epochs = [sum(first[k * STEPS_PER_EPOCH : (k + 1) * STEPS_PER_EPOCH], []) for k in range(3)]
+    for epoch in epochs:
+        assert len(epoch) == len(set(epoch)) == STEPS_PER_EPOCH * BATCH  # no row twice within an epoch
+    assert epochs[0] != epochs[1] != epochs[2], "each epoch must be shuffled anew"
 
 
-def test_batch_order_is_reproducible_from_the_seed(ray_cluster) -> None:
-    import ray.data
+def test_batches_mix_labels_like_the_corpus() -> None:
+    labels = [SORTED["label"].to_numpy()[batch] for batch in steps(seed=0)]
+    distinct = [len(set(batch)) for batch in labels]
+    assert min(distinct) >= 2 and np.mean(distinct) >= 3.3, distinct  # corpus order would give 1 per batch
+    share = np.mean([np.bincount(batch, minlength=LABELS) / BATCH for batch in labels], axis=0)
+    np.testing.assert_allclose(share, 1 / LABELS, atol=0.05)
 
-    dataset = ray.data.from_items([{"id": i} for i in range(20)])
-    first = order(dataset, seed=7)
 
-    assert order(dataset, seed=7) == first
-    assert order(dataset, seed=8) != first
-    epochs = [sorted(sum(first[k : k + 5], [])) for k in (0, 5)]
-    assert epochs == [list(range(20))] * 2  # every row once per epoch
-    assert first[:5] != first[5:10]  # and each epoch in its own order
+def test_global_batches_do_not_depend_on_the_worker_count_and_resume_exactly() -> None:
+    one = steps(seed=3, world=1)
+
+    assert steps(seed=3, world=2) == one
+    assert steps(seed=3, world=4) == one
+    assert steps(seed=3, world=2, start=13, count=len(one) - 13) == one[13:]

@@ -55,5 +55,8 @@ def test_mode_learns(ray_cluster, make_config, tracking, pairs: str, loss: str) 
     assert all(1 <= score <= 9 for score in scores), scores  # average ranks among at most 9 validation abstracts
     if pairs in GENERALISES:
         assert min(scores[1:]) < scores[0], scores  # scores[0] is the base model at step 0
+        assert result.improved
     assert (result.model_dir / "modules.json").is_file()
-    assert result.model_version is not None
+    # registered exactly when a trained step beat the base model on validation
+    assert result.improved == (min(scores[1:]) < scores[0])
+    assert (result.model_version is not None) == result.improved

@@ -39,3 +39,5 @@ def test_killed_worker_resumes_and_model_loads(ray_cluster, make_config, tmp_pat
     theirs = SentenceTransformer(str(result.model_dir), device="cpu").encode(texts, convert_to_numpy=True)
     assert ours.shape == (3, 16)
     np.testing.assert_allclose(theirs, ours, atol=1e-5)
+    # the export keeps the model's own length (a plain HF base: 256), not the training length (64)
+    assert SentenceTransformer(str(result.model_dir), device="cpu").max_seq_length == 256

@@ -89,7 +89,9 @@ def run(world: int, model_dir: Path, texts: list[str], loss: str, out: Path) -> 
 
 
 @pytest.mark.parametrize("loss", ["infonce", "triplet"])
-def test_two_workers_match_one_worker(tiny_encoder_dir: Path, sample_records: list[dict], tmp_path: Path, loss) -> None:
+def test_two_workers_match_one_worker(
+    tiny_encoder_dir: Path, sample_records: list[dict], tmp_path: Path, loss
+) -> None:
     from semcse.data.sentences import split_sentences
 
     sentences = [split_sentences(r["abstract"]) for r in sample_records[:PAIRS]]

@@ -1,12 +1,13 @@
 """The per-worker training loop run by `ray.train.torch.TorchTrainer`.
 
 Every worker runs exactly `max_steps` optimisation steps (or stops at the same early-stopping
-evaluation): batches come from its Ray Data shard in an endless sequence of epochs (the driver's
-dataset reshuffles globally every epoch), so workers whose shards differ in length never fall out
-of step in the collectives. The base model is evaluated and checkpointed first, as candidate zero:
-a trained step must beat it to be delivered. Evaluation runs on rank 0 (on every worker under
-ZeRO-3, whose forward passes are collective) and rank 0's verdict is broadcast, so all workers
-stop together. Rank 0 prints progress and logs to MLflow.
+evaluation): the training rows sit once in Ray's object store, and every worker takes its slice
+of the same seeded global batches (`global_batches`), so workers never fall out of step in the
+collectives and a step's global batch does not depend on how many workers share it. The base
+model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
+delivered. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
+collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 prints
+progress and logs to MLflow.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ray.data.collate_fn import NumpyBatchCollateFn
+import pandas as pd
 
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
-from semcse.training.objective import Batch, Objective
+from semcse.training.objective import Objective
 from semcse.training.validation import ValidationSet, evaluate
 
 
@@ -95,45 +96,36 @@ class Meter:
         }
 
 
-class NumpyCollate(NumpyBatchCollateFn):
-    """An objective's collate function in the form Ray Data expects (plain functions are deprecated)."""
+def global_batches(
+    rows: pd.DataFrame, batch_size: int, rank: int, world: int, seed: int, start_step: int = 0
+) -> Iterator[dict[str, np.ndarray]]:
+    """This worker's share of every global batch, epoch after epoch, from `start_step` on.
 
-    def __init__(self, collate: Callable[[dict[str, np.ndarray]], Batch]) -> None:
-        self.collate = collate
-
-    def __call__(self, batch: dict[str, np.ndarray]) -> Batch:
-        return self.collate(batch)
-
-
-def endless_batches(shard: Any, collate: Callable[[dict[str, np.ndarray]], Batch], batch_size: int) -> Iterator[Batch]:
-    """Epoch after epoch of full batches from this worker's shard, in the order the dataset gives.
-
-    The order is the driver's: `shuffled_every_epoch` reshuffles the whole dataset at each pass, so
-    batches mix the corpus (not runs of one topic) and a run's data order follows from its seed.
+    Each epoch is a fresh permutation of all rows drawn from `(seed, epoch)`: a global shuffle, so
+    batches mix the corpus however it is sorted (a label-sorted corpus would otherwise give
+    same-topic in-batch negatives), and a new order every epoch. Global batch k holds the same rows
+    whatever the number of workers (worker r takes its slice of it), and a run resumed at step s
+    continues the sequence exactly. Each epoch drops its last incomplete global batch.
     """
-    collate_fn = NumpyCollate(collate)
+    per_epoch = len(rows) // batch_size
+    if per_epoch == 0:
+        raise RuntimeError(f"the training data holds {len(rows)} rows, fewer than one batch of {batch_size}")
+    share = batch_size // world
+    columns = list(rows.columns)
+    step, epoch, order = start_step, -1, np.empty(0, dtype=np.int64)
     while True:
-        produced = False
-        for batch in shard.iter_torch_batches(batch_size=batch_size, collate_fn=collate_fn, drop_last=True):
-            produced = True
-            yield batch
-        if not produced:
-            raise RuntimeError(f"this worker's data shard holds fewer than {batch_size} rows: no full batch")
-
-
-def shuffled_every_epoch(dataset: Any, seed: int) -> Any:
-    """A global shuffle of `dataset` that draws a new order at every pass (epoch), reproducible from `seed`.
-
-    Ray Data combines the seed with the execution index, so epoch k of two runs with one seed sees
-    the same order and epochs k and k+1 of one run see different ones.
-    """
-    from ray.data import RandomSeedConfig
-
-    return dataset.random_shuffle(seed=RandomSeedConfig(seed=seed, reseed_after_execution=True))
+        if step // per_epoch != epoch:
+            epoch = step // per_epoch
+            order = np.random.default_rng([seed, epoch]).permutation(len(rows))
+        first = (step % per_epoch) * batch_size + rank * share
+        part = rows.iloc[order[first : first + share]]
+        yield {column: part[column].to_numpy() for column in columns}
+        step += 1
 
 
 def train_loop(config: dict[str, Any]) -> None:
     """`train_loop_per_worker`: DeepSpeed engine, resume, steps, periodic evaluation + checkpoint."""
+    import ray
     import ray.train
     import torch
     import torch.distributed as dist
@@ -172,17 +164,13 @@ def train_loop(config: dict[str, Any]) -> None:
     else:
         _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, setup)
 
-    sampling = np.random.SeedSequence([cfg.seed, rank, start_step])
-    batches = endless_batches(
-        ray.train.get_dataset_shard("train"),
-        spec.objective.collate_fn(engine.module, np.random.default_rng(sampling)),
-        cfg.worker_batch_size,
-    )
+    collate = spec.objective.collate_fn(engine.module, np.random.default_rng([cfg.seed, rank, start_step]))
+    rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
     engine.train()
     while state.step < cfg.max_steps:
-        batch = {key: value.to(engine.device) for key, value in next(batches).items()}
+        batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
         loss = spec.objective.loss(engine, batch)
         engine.backward(loss)
         engine.step()

@@ -30,7 +30,7 @@ from semcse.data.split import split_of
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.checkpoints import MODEL_DIR, best_model
 from semcse.training.engine import build_encoder
-from semcse.training.loop import FailOnce, LoopSpec, shuffled_every_epoch, train_loop
+from semcse.training.loop import FailOnce, LoopSpec, train_loop
 from semcse.training.objective import PairObjective
 from semcse.training.validation import ValidationSet, build_validation_set
 
@@ -145,10 +145,10 @@ def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
             f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "
             f"(pairs mode {tc.pairs!r})"
         )
-    if counts["train_rows"] // tc.num_workers < tc.worker_batch_size:
+    if counts["train_rows"] < tc.batch_size:
         raise TrainingSetupError(
-            f"batch_size {tc.batch_size} is larger than the training data: {counts['train_rows']} usable abstracts "
-            f"over {tc.num_workers} workers; lower training.batch_size"
+            f"batch_size {tc.batch_size} is larger than the training data: {counts['train_rows']} usable abstracts; "
+            "lower training.batch_size"
         )
     if counts["val_rows"] < 2:
         raise TrainingSetupError(
@@ -253,20 +253,20 @@ def run_loop(
 ) -> tuple[dict[str, Any], Any]:
     """Fit `spec` with a TorchTrainer and copy the best checkpoint's model to `out`; returns (best, result).
 
-    Shared by every objective (pairs, distillation): the rows reshuffled globally every epoch (seeded;
-    order preserved through the split so a seed gives the same batches), one Ray Data shard per
-    worker, restore from the last checkpoint on worker failure, only the best checkpoint kept.
+    Shared by every objective (pairs, distillation): the training rows go into Ray's object store
+    once and every worker draws its slice of the seeded global batches from them
+    (`loop.global_batches`); restore from the last checkpoint on worker failure; only the best
+    checkpoint kept (the base model's, step 0, when nothing beats it).
     """
-    import ray.data
-    from ray.data import ExecutionOptions
-    from ray.train import CheckpointConfig, DataConfig, FailureConfig, ScalingConfig
+    import ray
+    from ray.train import CheckpointConfig, FailureConfig, ScalingConfig
     from ray.train import RunConfig as RayRunConfig
     from ray.train.torch import TorchTrainer
 
     run_name = f"{cfg.name}-{label}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     trainer = TorchTrainer(
         train_loop,
-        train_loop_config={"spec": spec},
+        train_loop_config={"spec": spec, "rows": ray.put(train_rows.reset_index(drop=True))},
         scaling_config=ScalingConfig(
             num_workers=tc.num_workers, use_gpu=tc.use_gpu, resources_per_worker={"CPU": tc.cpus_per_worker}
         ),
@@ -278,8 +278,6 @@ def run_loop(
                 num_to_keep=1, checkpoint_score_attribute="val_score", checkpoint_score_order="min"
             ),
         ),
-        datasets={"train": shuffled_every_epoch(ray.data.from_pandas(train_rows), tc.seed)},
-        dataset_config=DataConfig(execution_options=ExecutionOptions(preserve_order=True)),
     )
     result = trainer.fit()
     best_checkpoint, best = best_model(result)

@@ -1,0 +1,55 @@
+"""The base model is candidate zero: a run whose training only hurts delivers the base and registers nothing.
+
+all-MiniLM-L6-v2 ranks the held-out crop pairs of the sample corpus almost perfectly; a learning rate
+of 0.05 wrecks it within two steps, so every trained evaluation is worse than the base. Early
+stopping must end that run after `patience` evaluations, the delivered directory must encode like
+the base model (and keep its `max_seq_length` and pooling, not the training length), the run must
+say it did not improve, and no model version may appear in the registry.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from semcse.training.trainer import STATUS_FILE, train
+
+
+@pytest.mark.slow
+def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
+    ray_cluster, make_config, minilm_dir: Path, tracking, capfd
+) -> None:
+    from mlflow.tracking import MlflowClient
+    from sentence_transformers import SentenceTransformer
+
+    cfg = make_config(
+        **{
+            "training.pairs": "crops",
+            "training.base_model": str(minilm_dir),
+            "training.learning_rate": 0.05,
+            "training.warmup_steps": 0,
+            "training.max_steps": 20,
+            "training.eval_every": 2,
+            "training.patience": 2,
+            "training.register_name": "test-base-guard",
+        }
+    )
+    result = train(cfg)
+
+    status = json.loads((result.model_dir / STATUS_FILE).read_text())
+    assert not result.improved and status["improved"] is False and status["best_step"] == 0
+    assert status["last_val_score"] > status["base_val_score"], status
+    assert result.model_version is None
+    client = MlflowClient(tracking_uri=tracking.tracking_uri)
+    assert client.search_model_versions("name='test-base-guard'") == []
+    assert client.get_run(result.run_id).data.tags["improved"] == "false"
+    assert result.metrics["step"] == 4 and result.metrics["early_stopped"], result.metrics  # 2 evals without a win
+    assert "NO IMPROVEMENT" in capfd.readouterr().out
+
+    delivered, base = SentenceTransformer(str(result.model_dir)), SentenceTransformer(str(minilm_dir))
+    assert delivered.max_seq_length == base.max_seq_length == 256  # the training length (64) is not exported
+    assert delivered[1].get_config_dict()["pooling_mode"] == base[1].get_config_dict()["pooling_mode"] == "mean"
+    texts = ["Invasive plants change soil microbes.", "Heart failure patients received a new drug."]
+    np.testing.assert_allclose(delivered.encode(texts), base.encode(texts), atol=1e-5)

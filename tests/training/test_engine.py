@@ -1,0 +1,84 @@
+"""What a run starts from: the model as its recipe needs it, optimiser groups, validation sample, scratch models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from semcse.config import TrainingConfig
+from semcse.training.engine import build_encoder, parameter_groups
+from semcse.training.validation import build_validation_set
+
+
+def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None:
+    model = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops"))
+    decayed, kept = parameter_groups(model, 0.01)
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert decayed["weight_decay"] == 0.01 and kept["weight_decay"] == 0.0
+    kept_names = {names[id(p)] for p in kept["params"]}
+    decayed_names = {names[id(p)] for p in decayed["params"]}
+    assert any("LayerNorm.weight" in n for n in kept_names) and all(n.endswith(("bias", "weight")) for n in kept_names)
+    assert not any(n.endswith("bias") or "LayerNorm" in n for n in decayed_names)
+    assert "backbone.embeddings.word_embeddings.weight" in decayed_names
+    assert len(kept_names) + len(decayed_names) == sum(1 for _ in model.parameters())
+
+
+def test_frozen_parameters_are_left_out(tiny_encoder_dir: Path) -> None:
+    model = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_embeddings=True))
+    grouped = {id(p) for group in parameter_groups(model, 0.01) for p in group["params"]}
+    assert not any(id(p) in grouped for p in model.backbone.embeddings.parameters())
+
+
+def test_the_base_models_length_pooling_and_geometry_are_kept(minilm_dir: Path) -> None:
+    notes: list[str] = []
+    infonce = build_encoder(TrainingConfig(base_model=str(minilm_dir), pairs="crops", max_length=64), notes)
+    assert (infonce.max_length, infonce.pooling, infonce.normalize, infonce.similarity) == (
+        256,
+        "mean",
+        True,
+        "cosine",
+    )
+    assert notes == []
+    triplet = build_encoder(TrainingConfig(base_model=str(minilm_dir), pairs="semcse"), notes)
+    # Euclidean triplet + L2 penalty on unit vectors would be meaningless: the Normalize module is dropped, and said so
+    assert (triplet.normalize, triplet.similarity) == (False, "euclidean")
+    assert len(notes) == 1 and "unnormalised" in notes[0]
+    explicit = build_encoder(
+        TrainingConfig(base_model=str(minilm_dir), pairs="crops", pooling="cls", export_max_length=128)
+    )
+    assert (explicit.max_length, explicit.pooling) == (128, "cls")
+
+
+def test_validation_is_a_seeded_sample_not_the_head_of_a_sorted_split() -> None:
+    rows = pd.DataFrame(
+        {
+            "texts": [("a", "b")] * 100,
+            "title": [f"t{i}" for i in range(100)],
+            "abstract": [f"topic{i // 25} paper {i}" for i in range(100)],  # sorted: 4 topics of 25
+        }
+    )
+    first = build_validation_set("summaries", rows, 20, "cosine", seed=0)
+    again = build_validation_set("summaries", rows, 20, "cosine", seed=0)
+    other = build_validation_set("summaries", rows, 20, "cosine", seed=1)
+    topics = {target.split()[1] for target in first.document_targets}
+    assert len(first) == 20 and first.document_targets == again.document_targets
+    assert other.document_targets != first.document_targets
+    assert len(topics) == 4, topics  # the first 20 rows would all be topic0
+
+
+def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path, sample_records) -> None:
+    from semcse.models.encoder import TextEncoder
+    from semcse.models.scratch import build_scratch_encoder
+
+    texts = [r["abstract"] for r in sample_records]
+    out = build_scratch_encoder("scratch:bert-mini", texts, tmp_path / "mini", seed=3)
+    encoder = TextEncoder.load(out)
+    config = encoder.backbone.config
+    assert (config.num_hidden_layers, config.hidden_size, config.num_attention_heads) == (4, 256, 4)
+    word = sample_records[0]["abstract"].split()[1].lower().strip(".,;:")
+    assert word in encoder.tokenizer.get_vocab()
+    again = build_scratch_encoder("scratch:bert-mini", texts, tmp_path / "again", seed=3)
+    assert (out / "model.safetensors").read_bytes() == (again / "model.safetensors").read_bytes()
+    with pytest.raises(ValueError, match="unknown scratch architecture 'bert-huge'"):
+        build_scratch_encoder("scratch:bert-huge", texts, tmp_path / "x")
