@@ -349,7 +349,12 @@ def train_command(
     texts: Annotated[Path | None, typer.Option("--texts", help="Generated texts directory (Parquet).")] = None,
     corpus: Annotated[Path | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,
     base_model: Annotated[
-        str | None, typer.Option("--base-model", help="Local Hugging Face or sentence-transformers directory.")
+        str | None,
+        typer.Option(
+            "--base-model",
+            help="Local Hugging Face or sentence-transformers directory, models:/name@alias, or scratch:bert-mini "
+            "(random init, vocabulary from the training abstracts).",
+        ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Where the trained encoder is saved.")] = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Optimisation steps.")] = None,
@@ -357,7 +362,11 @@ def train_command(
     config: ConfigOpt = None,
     overrides: SetOpt = None,
 ) -> None:
-    """Train an encoder on Ray Train + DeepSpeed; save it as a sentence-transformers directory and register it.
+    """Train an encoder on Ray Train + DeepSpeed; save the best step as a sentence-transformers directory.
+
+    The base model is evaluated first and is the candidate to beat: the best step is registered as
+    `training.register_name@candidate` only when it beats the base on validation; otherwise the
+    output directory holds the base model and nothing is registered (see semcse_training.json).
 
     Example: semcse train --pairs crops --corpus examples/sample_corpus.jsonl --base-model MODEL_DIR --max-steps 50
     """

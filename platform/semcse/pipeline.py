@@ -178,6 +178,7 @@ class Pipeline:
         return {
             "model": str(result.model_dir),
             "version": result.model_version,
+            "improved": result.improved,
             "run_id": result.run_id,
             "best": result.best,
         }
@@ -218,7 +219,12 @@ class Pipeline:
         wins = trained < base if lower else trained > base
         version = self.state.outputs("train")["version"]
         name = self.cfg.training.register_name
-        if wins and version is not None:
+        if version is None:
+            verdict = (
+                "training did not beat the base model on validation, so nothing was registered to promote "
+                f"({suite}:{column}: trained {trained:.4g} vs base {base:.4g})"
+            )
+        elif wins:
             set_alias(self.cfg.tracking, name, "champion", version)
             verdict = (
                 f"trained model beats the base on {suite}:{column} ({trained:.4g} vs {base:.4g}): {name}@champion"

@@ -54,7 +54,12 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
     register = again.steps["register"]["outputs"]
     client = Tracker(cfg.tracking).client
     version = again.steps["train"]["outputs"]["version"]
-    assert client.get_model_version(cfg.training.register_name, version).run_id
+    # registered exactly when training beat the base model on validation; only a registered model can be champion
+    assert (version is not None) == again.steps["train"]["outputs"]["improved"]
+    if version is not None:
+        assert client.get_model_version(cfg.training.register_name, version).run_id
+    else:
+        assert not register["champion"] and "did not beat the base model" in register["verdict"]
     if register["champion"]:
         assert client.get_model_version_by_alias(cfg.training.register_name, "champion").version == int(version)
     assert (Path(again.steps["index"]["outputs"]["index"])).is_dir()
@@ -203,8 +208,10 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
         assert re.search(r"Job '\S+' succeeded", output), output[-3000:]
         state = PipelineState.load(Path(cfg.run_dir))
         assert {"validate", "train", "evaluate", "register"} <= set(state.steps)
-        version = state.steps["train"]["outputs"]["version"]
-        assert Tracker(cfg.tracking).client.get_model_version(cfg.training.register_name, version)
+        train = state.steps["train"]["outputs"]
+        assert (train["version"] is not None) == train["improved"]
+        if train["version"] is not None:
+            assert Tracker(cfg.tracking).client.get_model_version(cfg.training.register_name, train["version"])
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=120)

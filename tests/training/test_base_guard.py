@@ -10,10 +10,13 @@ say it did not improve, and no model version may appear in the registry.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from semcse.training.checkpoints import CANDIDATE_SCORE, LoopState, best_model
 from semcse.training.trainer import STATUS_FILE, train
 
 
@@ -53,3 +56,16 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
     assert delivered[1].get_config_dict()["pooling_mode"] == base[1].get_config_dict()["pooling_mode"] == "mean"
     texts = ["Invasive plants change soil microbes.", "Heart failure patients received a new drug."]
     np.testing.assert_allclose(delivered.encode(texts), base.encode(texts), atol=1e-5)
+
+
+def test_a_later_tie_never_displaces_the_base_model() -> None:
+    """Ranks often tie on a small validation set (MiniLM scores 1.02 before and after a few steps)."""
+    state = LoopState()
+    kept = []
+    for step, score in [(0, 1.02), (15, 1.02), (30, 1.10), (45, 1.02)]:
+        state.step = step
+        improved = state.record(score)
+        kept.append((f"checkpoint-{step}", {CANDIDATE_SCORE: score if improved else math.inf, "step": step}))
+    assert (state.best_step, state.base_score, state.evals_without_improvement) == (0, 1.02, 3)
+    checkpoint, metrics = best_model(SimpleNamespace(best_checkpoints=kept))
+    assert checkpoint == "checkpoint-0" and metrics["step"] == 0

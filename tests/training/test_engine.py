@@ -82,3 +82,19 @@ def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path,
     assert (out / "model.safetensors").read_bytes() == (again / "model.safetensors").read_bytes()
     with pytest.raises(ValueError, match="unknown scratch architecture 'bert-huge'"):
         build_scratch_encoder("scratch:bert-huge", texts, tmp_path / "x")
+
+
+def test_evaluations_come_every_n_steps_or_every_n_minutes_and_at_the_end() -> None:
+    import time
+
+    import torch.distributed as dist
+    from semcse.training.loop import EvaluationClock
+
+    by_steps = EvaluationClock(TrainingConfig(eval_every=5, max_steps=12), "cpu", dist)
+    assert [step for step in range(1, 13) if by_steps.due(step, 0)] == [5, 10, 12]
+    by_time = EvaluationClock(TrainingConfig(eval_every=1, eval_every_minutes=0.01, max_steps=100), "cpu", dist)
+    assert not by_time.due(1, 0)  # eval_every=1 is ignored when a time is set
+    time.sleep(0.7)
+    assert by_time.due(2, 0)
+    by_time.restart()
+    assert not by_time.due(3, 0) and by_time.due(100, 0)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
+CANDIDATE_SCORE = "candidate_score"
 
 
 @dataclass
@@ -103,8 +104,13 @@ def restore(engine: Any, directory: Path) -> LoopState:
 
 
 def best_model(result: Any) -> tuple[Any, dict[str, Any]]:
-    """The kept checkpoint with the lowest `val_score` (ties: the earliest step) and its metrics."""
-    candidates = [(ckpt, metrics) for ckpt, metrics in (result.best_checkpoints or []) if "val_score" in metrics]
+    """The checkpoint of the best step (the base model's when no step beat it) and its metrics.
+
+    Checkpoints are ranked by `CANDIDATE_SCORE`, which is the validation score only for an
+    evaluation that strictly improved on every earlier one (the base model's included), so the
+    earliest of equal scores wins.
+    """
+    candidates = [(ckpt, metrics) for ckpt, metrics in (result.best_checkpoints or []) if CANDIDATE_SCORE in metrics]
     if not candidates:
         raise RuntimeError("training finished without a validated checkpoint; is max_steps >= 1?")
-    return min(candidates, key=lambda item: (item[1]["val_score"], item[1]["step"]))
+    return min(candidates, key=lambda item: (item[1][CANDIDATE_SCORE], item[1]["step"]))

@@ -26,6 +26,7 @@ import pandas as pd
 
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
+from semcse.training.checkpoints import CANDIDATE_SCORE
 from semcse.training.objective import Objective
 from semcse.training.validation import ValidationSet, evaluate
 
@@ -241,6 +242,9 @@ def _evaluate_and_checkpoint(
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
     report = metrics | {
+        # what Ray Train keeps checkpoints by: only a new best competes, so a later step that merely
+        # ties the best (or the base model) can never displace it
+        CANDIDATE_SCORE: metrics["val_score"] if improved else math.inf,
         "step": state.step,
         "base_val_score": state.base_score,
         "best_val_score": state.best_score,

@@ -28,7 +28,7 @@ from semcse.data.io import read_corpus
 from semcse.data.positives import build_pair_rows, needs_texts
 from semcse.data.split import split_of
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
-from semcse.training.checkpoints import MODEL_DIR, best_model
+from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, best_model
 from semcse.training.engine import build_encoder
 from semcse.training.loop import FailOnce, LoopSpec, train_loop
 from semcse.training.objective import PairObjective
@@ -275,7 +275,7 @@ def run_loop(
             storage_path=str(Path(cfg.run_dir, "ray").resolve()),
             failure_config=FailureConfig(max_failures=tc.max_failures),
             checkpoint_config=CheckpointConfig(
-                num_to_keep=1, checkpoint_score_attribute="val_score", checkpoint_score_order="min"
+                num_to_keep=1, checkpoint_score_attribute=CANDIDATE_SCORE, checkpoint_score_order="min"
             ),
         ),
     )
