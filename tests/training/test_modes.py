@@ -10,7 +10,7 @@ synthetic held-out pairs share content the way the training pairs do and the mar
 encoder trained on 31 abstracts fits its pairs while its held-out ranks land either side of the
 base model's from one seed to the next (crop pairs share no sentence; `same-input` never sees two
 different texts), so asserting it would be a coin flip. Quality is measured by the benchmarks
-(`benchmarks/quality_crops.py`), on a real encoder and real data.
+(`benchmarks/quality.py`), on a real encoder and real data.
 
 All runs mean-pool. The random encoder's [CLS] vectors all point the same way, so from [CLS] the
 positive and negative terms of either loss nearly cancel: the loss of three different modes moved
