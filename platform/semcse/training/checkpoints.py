@@ -114,3 +114,8 @@ def best_model(result: Any) -> tuple[Any, dict[str, Any]]:
     if not candidates:
         raise RuntimeError("training finished without a validated checkpoint; is max_steps >= 1?")
     return min(candidates, key=lambda item: (item[1][CANDIDATE_SCORE], item[1]["step"]))
+
+
+def beats_base(best: dict[str, Any]) -> bool:
+    """Whether the best checkpoint is a trained step: step 0 is the base model, candidate zero."""
+    return best["step"] > 0

@@ -28,7 +28,7 @@ from semcse.data.io import read_corpus
 from semcse.data.positives import build_pair_rows, needs_texts
 from semcse.data.split import split_of
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
-from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, best_model
+from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
 from semcse.training.engine import build_encoder
 from semcse.training.loop import FailOnce, LoopSpec, train_loop
 from semcse.training.objective import PairObjective
@@ -68,7 +68,10 @@ class TrainResult:
     best: dict[str, Any]
     run_id: str | None
     model_version: str | None
-    improved: bool = True
+
+    @property
+    def improved(self) -> bool:
+        return beats_base(self.best)
 
 
 def prepare(cfg: RunConfig) -> PreparedData:
@@ -169,7 +172,8 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
     tracker = Tracker.start(tracking, run_name=f"train-{tc.pairs}", tags={"stage": "train", "pairs": tc.pairs})
     with tracker:
         tracker.log_params(tc, prefix="training.")
-        tracker.log_params({f"recipe.{k}": v for k, v in tc.recipe().items()})
+        recipe = tc.recipe()
+        tracker.log_params({f"recipe.{k}": v for k, v in recipe.items()})
         tracker.log_params({"corpus.path": cfg.corpus.path, **{f"data.{k}": v for k, v in prepared.counts.items()}})
         spec = LoopSpec(
             cfg=tc,
@@ -180,11 +184,11 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
             run_id=tracker.run_id,
             fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
         )
-        recipe = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in tc.recipe().items())
+        described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
         print(
             f"[semcse train] {tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, "
             f"{prepared.counts['val_rows']} validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, "
-            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps; {recipe}",
+            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps; {described}",
             flush=True,
         )
         for note in prepared.notes:
@@ -194,7 +198,7 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
         version = deliver(
             tracker, best, dict(result.metrics or {}), out, "encoder", tc.register_name, tc.register_alias
         )
-    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version, improved=best["step"] > 0)
+    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version)
 
 
 def deliver(
@@ -207,7 +211,7 @@ def deliver(
     says loudly that training did not help; registering it as a candidate would present the base
     model as a trained result. Returns the registry version, or None when nothing was registered.
     """
-    improved = best["step"] > 0
+    improved = beats_base(best)
     status = {
         "improved": improved,
         "best_step": best["step"],
