@@ -164,9 +164,9 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=1500, help="ohsumed training abstracts (kNN reference too)")
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers to classify")
     parser.add_argument("--scratch-arch", default="bert-mini")
-    parser.add_argument("--scratch-steps", type=int, default=400)
+    parser.add_argument("--scratch-steps", type=int, default=300)
     parser.add_argument("--scratch-batch", type=int, default=64)
-    parser.add_argument("--scratch-lr", type=float, default=3e-4)
+    parser.add_argument("--scratch-lr", type=float, default=5e-4)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.part in ("minilm", "all"):

@@ -229,7 +229,7 @@ def evaluate_command(
     """
     from semcse.evaluation.embed import EmbeddingError
     from semcse.evaluation.inputs import EvaluationDataError
-    from semcse.evaluation.report import markdown_table
+    from semcse.evaluation.report import markdown_table, with_intervals
     from semcse.evaluation.runner import evaluate
     from semcse.index import VectorIndexError
     from semcse.runtime import init_ray
@@ -261,7 +261,7 @@ def evaluate_command(
         raise typer.Exit(2) from None
     for result in results.values():
         console.print(f"\n[bold]{result.name}[/]")
-        console.print(markdown_table(result.table), highlight=False, markup=False, soft_wrap=True)
+        console.print(markdown_table(with_intervals(result)), highlight=False, markup=False, soft_wrap=True)
         for note in result.notes:
             console.print(f"  {note}", highlight=False, markup=False, soft_wrap=True)
     console.print(f"\ntables, plots and embeddings → {target}")

@@ -288,7 +288,10 @@ class EvaluationConfig(Section):
     """Which suites to run on which models and data, and how embedding and search are sized.
 
     `pooling` applies to plain Hugging Face encoders only (a saved sentence-transformers model keeps
-    its own); a model given as `REF#cls` chooses its pooling explicitly.
+    its own); a model given as `REF#cls` chooses its pooling explicitly. `split=test` scores only the
+    corpus's test split (papers no model trained on), `val` its validation split (for tuning, so
+    model selection never sees the test split); `all` is for separate evaluation data.
+    `bootstrap` resamples give every figure its 95% interval (SemCSE's pools: 900 and 6,000 papers).
     """
 
     suites: list[Literal["semantic", "knn", "aspects", "decoder"]] = Field(default_factory=lambda: ["semantic"])
@@ -307,13 +310,16 @@ class EvaluationConfig(Section):
     cpus_per_actor: float = Field(1.0, gt=0)
     gpus_per_actor: float = Field(0.0, ge=0)
     shard_rows: int = Field(1024, gt=0)
-    max_pool: int | None = Field(5000, gt=1)
+    split: Literal["test", "val", "all"] = "test"
+    max_pool: int | None = Field(6000, gt=1)
     agreement_k: int = Field(5, gt=0)
     accuracy_k: int = Field(10, gt=0)
+    knn_similarity: Literal["cosine", "euclidean"] | None = None
     overlap_k: int = Field(10, gt=0)
     ivf_threshold: int = Field(200_000, gt=0)
     plots: bool = True
     tsne_points: int = Field(2000, gt=10)
+    bootstrap: int = Field(1000, ge=2)
     seed: int = 0
 
 

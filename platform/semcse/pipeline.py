@@ -184,55 +184,96 @@ class Pipeline:
         }
 
     def evaluate(self) -> dict[str, Any]:
-        from semcse.evaluation.report import markdown_table
+        """Base, trained and (when registered) current champion side by side, with paired differences.
+
+        The corpus is scored on its test split only (`evaluation.split`); separate data given as
+        `evaluation.data` is scored whole unless the split is set explicitly.
+        """
+        from semcse.evaluation.report import markdown_table, with_intervals
         from semcse.evaluation.runner import evaluate
 
         trained = self.state.outputs("train")["model"]
         pooling = self.cfg.training.pooling
         base = f"base={self.cfg.training.base_model}" + (f"#{pooling}" if pooling else "")
-        data = self.cfg.evaluation.data or self.state.outputs("validate")["corpus"]
+        models = [base, f"trained={trained}"]
+        champion = self._champion()
+        if champion is not None:
+            models.append(f"champion={champion[1]}")
+        incumbent = "champion" if champion is not None else "base"
+        cfg = self.cfg
+        if cfg.evaluation.data and "split" not in cfg.evaluation.model_fields_set:
+            cfg = self._with({"evaluation.split": "all"})
+        data = cfg.evaluation.data or self.state.outputs("validate")["corpus"]
         out = self.run_dir / "evaluation"
-        suites = [s for s in self.cfg.evaluation.suites if s != "decoder"]
-        results = evaluate(suites, [base, f"trained={trained}"], data, out, self.cfg)
+        suites = [s for s in cfg.evaluation.suites if s != "decoder"]
+        results = evaluate(suites, models, data, out, cfg)
         tables = {}
         for name, result in results.items():
             self.console.print(f"\n[bold]{name}[/]")
-            self.console.print(markdown_table(result.table), markup=False, highlight=False, soft_wrap=True)
+            self.console.print(markdown_table(with_intervals(result)), markup=False, highlight=False, soft_wrap=True)
+            for note in result.notes:
+                self.console.print(f"  {note}", markup=False, highlight=False, soft_wrap=True)
             tables[name] = {
                 "table": json.loads(result.table.to_json(orient="index")),
+                "intervals": json.loads(result.intervals.to_json(orient="index")),
                 "lower_is_better": sorted(result.lower_is_better),
+                "versus_incumbent": {m: d.to_dict() for m, d in result.differences("trained", incumbent).items()},
             }
-        return {"out": str(out), "suites": tables}
+        return {
+            "out": str(out),
+            "suites": tables,
+            "incumbent": incumbent,
+            "champion_version": champion[0] if champion else None,
+        }
+
+    def _champion(self) -> tuple[str, str] | None:
+        """(version, local directory) of the registered `@champion`, the model a new one must beat."""
+        from semcse.tracking import alias_version, resolve_model
+
+        name = self.cfg.training.register_name
+        version = alias_version(self.cfg.tracking, name, "champion")
+        if version is None:
+            return None
+        return version, resolve_model(f"models:/{name}@champion", self.cfg.tracking)
 
     def register(self) -> dict[str, Any]:
-        """Promote the trained model to @champion when it beats the base model on the configured metric."""
+        """Promote the trained model to @champion only when it beats the incumbent with an interval excluding zero.
+
+        The incumbent is the current champion, or the base model when there is none. A tie or a
+        difference the paired bootstrap cannot tell from noise keeps the incumbent.
+        """
         suite, _, column = self.cfg.pipeline.metric.partition(":")
-        tables = self.state.outputs("evaluate")["suites"]
-        if suite not in tables or column not in tables[suite]["table"].get("trained", {}):
+        evaluation = self.state.outputs("evaluate")
+        tables = evaluation["suites"]
+        if suite not in tables or column not in tables[suite]["versus_incumbent"]:
             raise ConfigError(
                 f"pipeline.metric={self.cfg.pipeline.metric!r} is not in the evaluation results "
                 f"(suites: {sorted(tables)}); use SUITE:COLUMN"
             )
-        table = tables[suite]["table"]
-        lower = column in tables[suite]["lower_is_better"]
-        trained, base = table["trained"][column], table["base"][column]
-        wins = trained < base if lower else trained > base
+        incumbent = evaluation["incumbent"]
+        comparison = tables[suite]["versus_incumbent"][column]
+        evidence = (
+            f"trained − {incumbent} on {suite}:{column}: {comparison['difference']:+.4g} "
+            f"(95% CI [{comparison['low']:+.4g}, {comparison['high']:+.4g}])"
+        )
         version = self.state.outputs("train")["version"]
         name = self.cfg.training.register_name
+        promoted = version is not None and comparison["verdict"] == "better"
         if version is None:
-            verdict = (
-                "training did not beat the base model on validation, so nothing was registered to promote "
-                f"({suite}:{column}: trained {trained:.4g} vs base {base:.4g})"
-            )
-        elif wins:
+            verdict = f"training did not beat the base model on validation, so nothing was registered; {evidence}"
+        elif promoted:
             set_alias(self.cfg.tracking, name, "champion", version)
-            verdict = (
-                f"trained model beats the base on {suite}:{column} ({trained:.4g} vs {base:.4g}): {name}@champion"
-            )
+            verdict = f"trained model beats the {incumbent}: {evidence} → {name}@champion = version {version}"
         else:
-            verdict = f"trained model does not beat the base on {suite}:{column} ({trained:.4g} vs {base:.4g})"
+            outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
+            verdict = f"{outcome}: {evidence}; keeping the {incumbent}"
         self.console.print(verdict)
-        return {"champion": bool(wins and version is not None), "trained": trained, "base": base, "verdict": verdict}
+        return {
+            "champion": promoted,
+            "incumbent": incumbent,
+            "difference": comparison,
+            "verdict": verdict,
+        }
 
     def index(self) -> dict[str, Any]:
         if not self.cfg.pipeline.build_index:

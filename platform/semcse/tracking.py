@@ -248,6 +248,16 @@ def set_alias(cfg: TrackingConfig, name: str, alias: str, version: str) -> None:
     Tracker(cfg).client.set_registered_model_alias(name, alias, version)
 
 
+def alias_version(cfg: TrackingConfig, name: str, alias: str) -> str | None:
+    """The version `name@alias` points at, or None when the model or the alias does not exist."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return str(Tracker(cfg).client.get_model_version_by_alias(name, alias).version)
+    except MlflowException:
+        return None
+
+
 def resolve_model(ref: str, cfg: TrackingConfig | None = None) -> str:
     """Turn a model reference into something loadable: a local directory, or a hub id as given.
 

@@ -52,14 +52,31 @@ def test_v_measure_hand_computed():
     assert metrics.v_measure([0, 0, 1, 1], [0, 0, 0, 1]) == pytest.approx(0.343711, abs=1e-6)
 
 
-def test_kmeans_v_measure_separated_and_mixed():
+def test_mteb_clusterings_separated_and_mixed():
     rng = np.random.default_rng(0)
     centres = np.array([[10.0, 0, 0], [0, 10.0, 0], [0, 0, 10.0]])
     labels = np.repeat([0, 1, 2], 20)
     vectors = centres[labels] + rng.normal(scale=0.1, size=(60, 3))
-    assert metrics.kmeans_v_measure(vectors, labels) == pytest.approx(1.0)
+    runs = metrics.mteb_clusterings(vectors, 3, seed=0, runs=3)
+    assert len(runs) == 3
+    assert all(metrics.v_measure(labels, clusters) == pytest.approx(1.0) for clusters in runs)
     # labels unrelated to the geometry score far lower
-    assert metrics.kmeans_v_measure(vectors, np.tile([0, 1, 2], 20)) < 0.2
+    assert all(metrics.v_measure(np.tile([0, 1, 2], 20), clusters) < 0.2 for clusters in runs)
+    with pytest.raises(ValueError, match="two distinct labels"):
+        metrics.mteb_clusterings(vectors, 1)
+
+
+def test_per_item_values_average_to_the_figures():
+    neighbours = np.array([["a", "a", "b"], ["b", "b", "b"], ["a", "b", "b"]])
+    labels = np.array(["a", "b", "a"])
+    assert metrics.knn_hits(neighbours, labels).tolist() == [1.0, 1.0, 0.0]
+    assert metrics.label_agreements(neighbours, labels) == pytest.approx([2 / 3, 1.0, 1 / 3])
+    assert metrics.knn_accuracy(neighbours, labels) == pytest.approx(2 / 3)
+    queries = np.eye(3)
+    candidates = np.array([[1.0, 0, 0], [1.0, 0.1, 0], [0, 0, 1.0]])
+    assert metrics.true_ranks(queries, candidates).tolist() == [1, 1, 1]
+    # swapped: q0 finds the other first; q1 (cosine 0 to its own) also ties with the orthogonal one: rank 3
+    assert metrics.true_ranks(queries, candidates[[1, 0, 2]]).tolist() == [2, 3, 1]
 
 
 def test_ndcg_at_k_hand_computed():
@@ -139,3 +156,6 @@ def test_normalised_scores_best_median_floor():
         {"x": 1.0, "y": 0.5, "z": 0.0}
     )
     assert metrics.normalised_scores({"only": 3.0}) == {"only": 1.0}
+    # every column of a [models, draws] matrix is normalised like a table of its own
+    columns = np.array([[10.0, 1.0], [6.0, 1.0], [4.0, 0.0]])
+    assert metrics.normalised_columns(columns).tolist() == [[1.0, 1.0], [0.5, 1.0], [0.25, 0.0]]

@@ -42,14 +42,25 @@ def test_semantic_and_knn_through_the_cli(ray_cluster, tiny_encoder_dir, sample_
 
     semantic = pd.read_csv(out / "semantic" / "semantic.csv", index_col="model")
     assert list(semantic.index) == ["tiny", "tiny-cls"]
-    assert set(semantic.columns) == {"title_abstract", "half_half", "query_paper", "clustering", "overall"}
+    tasks = ["title_abstract", "half_half", "query_paper", "clustering", "overall"]
+    assert list(semantic.columns) == [c for t in tasks for c in (t, f"{t}_ci_low", f"{t}_ci_high")]
+    test_papers = int(result.output.split("test split: ")[1].split(" of")[0])
+    assert 5 <= test_papers < 40  # 30% of the 40 abstracts, give or take the hash
     for task in ("title_abstract", "half_half", "query_paper"):
-        assert semantic[task].between(1, 40).all()
+        # ranks within the test pool only: at most the number of test papers
+        assert semantic[task].between(1, test_papers).all()
+        assert (semantic[f"{task}_ci_low"] <= semantic[task]).all() and (
+            semantic[task] <= semantic[f"{task}_ci_high"]
+        ).all()
     # two models: the better one scores 1 on a task, the other 0 (median = their mean), so overall is in [0, 1]
     assert semantic["overall"].between(0, 1).all() and semantic["overall"].max() > 0
     knn = pd.read_csv(out / "knn" / "knn.csv", index_col="model")
-    assert set(knn.columns) == {"knn_accuracy", "label_agreement", "v_measure", "anisotropy"}
+    figures = ["knn_accuracy", "label_agreement", "v_measure", "anisotropy"]
+    assert list(knn.columns) == [c for f in figures for c in (f, f"{f}_ci_low", f"{f}_ci_high")]
     assert knn.to_numpy().min() >= 0 and knn.to_numpy().max() <= 1
+    markdown = (out / "knn" / "knn.md").read_text()
+    assert f"| tiny | {knn.loc['tiny', 'knn_accuracy']:.3f} [{knn.loc['tiny', 'knn_accuracy_ci_low']:.3f}," in markdown
+    assert "95% bootstrap interval over query papers" in markdown
     # the knn suite reused the semantic suite's paper embeddings: one shard directory per model holds both
     assert (out / "semantic" / "semantic.md").read_text().startswith("## semantic")
     for suite in ("semantic", "knn"):
@@ -62,6 +73,44 @@ def test_semantic_and_knn_through_the_cli(ray_cluster, tiny_encoder_dir, sample_
     run = client.search_runs([client.get_experiment_by_name(tracking.experiment).experiment_id])[0]
     assert run.data.metrics["knn/tiny/knn_accuracy"] == pytest.approx(knn.loc["tiny", "knn_accuracy"])
     assert run.data.metrics["semantic/tiny-cls/overall"] == pytest.approx(semantic.loc["tiny-cls", "overall"])
+    assert run.data.metrics["knn/tiny/knn_accuracy_ci_high"] == pytest.approx(knn.loc["tiny", "knn_accuracy_ci_high"])
+
+
+PLANTED = "PLANTED TRAINING ABSTRACT"
+
+
+class RefusesPlanted:
+    """A bag-of-characters encoder that fails the run if it is ever asked to embed the planted text."""
+
+    similarity = "cosine"
+
+    def encode(self, texts):
+        if any(PLANTED in text for text in texts):
+            raise AssertionError("the suite embedded a training-split abstract")
+        return np.array([[text.count(c) + 1.0 for c in "aeiostnrl"] for text in texts])
+
+
+def test_semantic_suite_never_sees_a_training_abstract(ray_cluster, sample_records, tmp_path):
+    from semcse.data.io import write_parquet
+    from semcse.data.split import split_of
+    from semcse.evaluation import semantic
+
+    cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.3", "evaluation.bootstrap=50"])
+    frame = pd.DataFrame(sample_records)[["id", "title", "abstract"]]
+    c = cfg.corpus
+    training = [i for i in frame["id"] if split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == "train"]
+    planted = frame["id"] == training[0]
+    frame.loc[planted, "abstract"] = f"{PLANTED}. " + frame.loc[planted, "abstract"]
+    frame.loc[planted, "title"] = PLANTED
+    data = write_parquet(frame, tmp_path / "corpus.parquet")
+    result = semantic.run([ModelRef("refuses", RefusesPlanted())], data, cfg, tmp_path / "out")
+    tested = sum(split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == "test" for i in frame["id"])
+    assert any(f"test split: {tested} of 40 rows" in note for note in result.notes)
+    assert 1 <= result.table.loc["refuses", "title_abstract"] <= tested
+    # the same suite on the whole file (separate evaluation data) does embed it: the guard above can fail
+    everything = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "all"})})
+    with pytest.raises(Exception, match="training-split abstract"):
+        semantic.run([ModelRef("refuses", RefusesPlanted())], data, everything, tmp_path / "out-all")
 
 
 def test_cli_errors_are_one_clear_line(sample_corpus_path, tmp_path):

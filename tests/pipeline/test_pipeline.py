@@ -47,6 +47,11 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
     assert (trained / "modules.json").is_file()
     tables = state.steps["evaluate"]["outputs"]["suites"]
     assert set(tables) == {"semantic", "knn"} and set(tables["semantic"]["table"]) == {"base", "trained"}
+    # no champion yet: the trained model is compared with the base, paired, on every figure
+    assert state.steps["evaluate"]["outputs"]["incumbent"] == "base"
+    overall = tables["semantic"]["versus_incumbent"]["overall"]
+    assert overall["low"] <= overall["difference"] <= overall["high"]
+    assert set(tables["knn"]["intervals"]["trained"]) >= {"knn_accuracy_ci_low", "knn_accuracy_ci_high"}
 
     again = Pipeline(cfg).run()
     assert again.steps["train"] == state.steps["train"], "a rerun must not retrain"
@@ -62,6 +67,8 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
         assert not register["champion"] and "did not beat the base model" in register["verdict"]
     if register["champion"]:
         assert client.get_model_version_by_alias(cfg.training.register_name, "champion").version == int(version)
+        assert register["difference"]["verdict"] == "better"
+    assert "95% CI" in register["verdict"]
     assert (Path(again.steps["index"]["outputs"]["index"])).is_dir()
     parent = client.get_run(again.parent_run_id)
     assert parent.info.status == "FINISHED"

@@ -10,7 +10,8 @@
   summaries; with the matching aspect's embedding (`mrr:<aspect>`) and, for multi-aspect models,
   the mean over the other aspects' embeddings (`mrr_others:<aspect>`).
 
-Ground truth: files in the `pairwise/` format (the data path itself), or a corpus plus generated
+Every table figure carries a 95% bootstrap interval over abstracts (queries for MRR), the same draws
+for every model. Ground truth: files in the `pairwise/` format (the data path itself), or a corpus plus generated
 judgements (`evaluation.judgements`) and generated aspect summaries (`evaluation.texts`).
 """
 
@@ -35,6 +36,7 @@ from semcse.evaluation.inputs import (
     text_set,
 )
 from semcse.evaluation.results import SuiteResult
+from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
 
 NAME = "aspects"
 COMBINED = "combined"
@@ -87,21 +89,25 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     sets = {"abstracts": abstracts}
     for aspect, (first, second) in pairs.items():
         sets[f"summaries_{aspect}_1"], sets[f"summaries_{aspect}_2"] = first, second
-    rows, details = {}, {}
+    bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
+    rows: dict[str, dict[str, Estimate]] = {}
+    details = {}
     for spec in models:
         embedded = embed_sets(spec, sets, Path(out) / "embeddings", cfg.evaluation)
-        matrix, row = _correlations(embedded, abstracts, truth, cfg.evaluation.overlap_k)
-        row |= _retrieval(embedded, pairs)
+        matrix, row = _correlations(embedded, abstracts, truth, cfg.evaluation.overlap_k, bootstrap)
+        row |= _retrieval(embedded, pairs, bootstrap)
         rows[spec.name] = row
         details[f"correlation_{spec.name}"] = matrix
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    notes = [f"{len(abstracts)} abstracts, judged aspects {judged_aspects}, summary aspects {sorted(pairs)}"]
-    return SuiteResult(NAME, table, details=details, notes=notes)
+    notes = [
+        f"{len(abstracts)} abstracts, judged aspects {judged_aspects}, summary aspects {sorted(pairs)}",
+        interval_note(cfg.evaluation.bootstrap, "abstracts"),
+    ]
+    return SuiteResult(NAME, rows, details=details, notes=notes)
 
 
 def _correlations(
-    embedded: ModelEmbeddings, abstracts: pd.DataFrame, truth: dict[str, np.ndarray], k: int
-) -> tuple[pd.DataFrame, dict[str, float]]:
+    embedded: ModelEmbeddings, abstracts: pd.DataFrame, truth: dict[str, np.ndarray], k: int, bootstrap: Bootstrap
+) -> tuple[pd.DataFrame, dict[str, Estimate]]:
     per_aspect = embedded.vectors("abstracts", abstracts["id"])
     similarities = {
         aspect or "embedding": metrics.similarity_matrix(v, v, embedded.similarity) for aspect, v in per_aspect.items()
@@ -118,33 +124,46 @@ def _correlations(
         }
     )
     matrix.index.name = "embedding aspect"
-    row = {f"spearman:{judged}": matrix.loc[COMBINED, judged] for judged in truth}
-    row |= {f"top{k}:{judged}": metrics.top_k_overlap(combined[judged], scores, k) for judged, scores in truth.items()}
+    row = {
+        f"spearman:{judged}": bootstrap.mean("abstracts", metrics.rowwise_spearmans(combined[judged], scores))
+        for judged, scores in truth.items()
+    }
+    row |= {
+        f"top{k}:{judged}": bootstrap.mean("abstracts", metrics.top_k_overlaps(combined[judged], scores, k))
+        for judged, scores in truth.items()
+    }
     return matrix, row
 
 
-def _retrieval(embedded: ModelEmbeddings, pairs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> dict[str, float]:
+def _retrieval(
+    embedded: ModelEmbeddings, pairs: dict[str, tuple[pd.DataFrame, pd.DataFrame]], bootstrap: Bootstrap
+) -> dict[str, Estimate]:
     row = {}
     for aspect, (first, second) in pairs.items():
         ids = sorted(set(first["id"]) & set(second["id"]))
         queries = embedded.vectors(f"summaries_{aspect}_1", ids)
         candidates = embedded.vectors(f"summaries_{aspect}_2", ids)
+        task = f"summaries:{aspect}"
         if aspect in queries:
-            row[f"mrr:{aspect}"] = metrics.mean_reciprocal_rank(
-                queries[aspect], candidates[aspect], similarity=embedded.similarity
+            row[f"mrr:{aspect}"] = bootstrap.mean(
+                task, _reciprocal_ranks(queries[aspect], candidates[aspect], embedded.similarity)
             )
             others = [a for a in queries if a != aspect]
             if others:
-                row[f"mrr_others:{aspect}"] = float(
-                    np.mean(
-                        [
-                            metrics.mean_reciprocal_rank(queries[a], candidates[a], similarity=embedded.similarity)
-                            for a in others
-                        ]
-                    )
+                per_query = np.mean(
+                    [_reciprocal_ranks(queries[a], candidates[a], embedded.similarity) for a in others], axis=0
                 )
+                row[f"mrr_others:{aspect}"] = bootstrap.mean(task, per_query)
         else:
-            row[f"mrr:{aspect}"] = metrics.mean_reciprocal_rank(
-                combined_vectors(queries), combined_vectors(candidates), similarity=combined_similarity(embedded)
+            row[f"mrr:{aspect}"] = bootstrap.mean(
+                task,
+                _reciprocal_ranks(
+                    combined_vectors(queries), combined_vectors(candidates), combined_similarity(embedded)
+                ),
             )
     return row
+
+
+def _reciprocal_ranks(queries: np.ndarray, candidates: np.ndarray, similarity: str) -> np.ndarray:
+    """Per query: 1 / rank of its true candidate, the values MRR averages."""
+    return 1.0 / metrics.true_ranks(queries, candidates, similarity=similarity)

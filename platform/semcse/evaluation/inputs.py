@@ -52,19 +52,56 @@ def label_column(frame: pd.DataFrame, cfg: RunConfig, required: bool, source: st
     return column
 
 
-def test_mask(frame: pd.DataFrame, cfg: RunConfig) -> np.ndarray:
-    """Rows evaluated as queries: the split column's `test` rows, else a stable hash split of the ids."""
+def split_rows(frame: pd.DataFrame, cfg: RunConfig, split: str = "test") -> np.ndarray:
+    """Rows of one split: the split column's value (`val` also matches `validation`), else the corpus's hash split.
+
+    The hash split is the one training uses (`corpus.val_fraction`, `test_fraction`, `split_seed`),
+    so the test rows are exactly the papers a model trained on this corpus has never seen.
+    """
     column = cfg.evaluation.split_col
     if column in frame.columns:
-        mask = frame[column].astype(str).str.lower().eq("test").to_numpy()
+        names = {"val", "validation"} if split == "val" else {split}
+        return frame[column].astype(str).str.lower().isin(names).to_numpy()
+    c = cfg.corpus
+    return np.array([split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == split for i in frame["id"]])
+
+
+def query_rows(frame: pd.DataFrame, cfg: RunConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(queries, references) for kNN and clustering: test papers against the rest, the papers' protocol.
+
+    With `evaluation.split=val` (tuning) the validation papers query the training papers and the
+    test split is left out entirely, so choosing between trials never looks at it.
+    """
+    if cfg.evaluation.split == "val":
+        queries, references = split_rows(frame, cfg, "val"), split_rows(frame, cfg, "train")
     else:
-        c = cfg.corpus
-        mask = np.array([split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == "test" for i in frame["id"]])
-    if mask.all() or not mask.any():
+        queries = split_rows(frame, cfg, "test")
+        references = ~queries
+    if not queries.any() or not references.any():
         raise EvaluationDataError(
-            f"need both test and non-test rows for kNN, got {int(mask.sum())} test of {len(mask)}"
+            f"need both query ({'val' if cfg.evaluation.split == 'val' else 'test'}) and reference rows for kNN, "
+            f"got {int(queries.sum())} queries and {int(references.sum())} references of {len(frame)}"
         )
-    return mask
+    return queries, references
+
+
+def evaluated_rows(frame: pd.DataFrame, cfg: RunConfig, source: str | Path) -> tuple[pd.DataFrame, str]:
+    """The rows a suite may score, and a note saying which: `evaluation.split` (default: the test split).
+
+    A model trained on this corpus saw its training abstracts, so scoring it on them flatters it;
+    `val` is for choosing between models (tuning) without touching the test split, `all` for
+    separate evaluation data that no model was trained on.
+    """
+    split = cfg.evaluation.split
+    if split == "all":
+        return frame, f"all {len(frame):,} rows of {source} (evaluation.split=all: data no model trained on)"
+    mask = split_rows(frame, cfg, split)
+    if not mask.any():
+        raise EvaluationDataError(
+            f"{source}: no {split}-split rows among {len(frame):,} (corpus.val_fraction={cfg.corpus.val_fraction}, "
+            f"test_fraction={cfg.corpus.test_fraction}); for separate evaluation data set evaluation.split=all"
+        )
+    return frame[mask].reset_index(drop=True), f"{split} split: {int(mask.sum()):,} of {len(frame):,} rows of {source}"
 
 
 def sample_ids(ids: pd.Series, limit: int | None, seed: str = "semcse-eval") -> np.ndarray:

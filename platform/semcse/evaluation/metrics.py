@@ -47,7 +47,7 @@ def average_rank(
 
     Chunked over queries so memory stays O(chunk × candidates) for large pools.
     """
-    return float(np.mean(_ranks(queries, candidates, true_index, similarity, chunk)))
+    return float(np.mean(true_ranks(queries, candidates, true_index, similarity, chunk)))
 
 
 def mean_reciprocal_rank(
@@ -58,10 +58,17 @@ def mean_reciprocal_rank(
     chunk: int = 2048,
 ) -> float:
     """Mean of 1/rank of each query's true candidate."""
-    return float(np.mean(1.0 / _ranks(queries, candidates, true_index, similarity, chunk)))
+    return float(np.mean(1.0 / true_ranks(queries, candidates, true_index, similarity, chunk)))
 
 
-def _ranks(queries, candidates, true_index, similarity, chunk) -> np.ndarray:
+def true_ranks(
+    queries: np.ndarray,
+    candidates: np.ndarray,
+    true_index: np.ndarray | None = None,
+    similarity: Similarity = "cosine",
+    chunk: int = 2048,
+) -> np.ndarray:
+    """Each query's rank of its true candidate: the per-query values behind average rank and MRR."""
     true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     if len(queries) != len(true_index):
         raise ValueError(f"{len(queries)} queries but {len(true_index)} true indices")
@@ -84,7 +91,7 @@ def recall_at_k(
 ) -> float:
     """Share of queries whose true candidate ranks within the top k (ties pessimistic, as in `average_rank`)."""
     true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
-    return float(np.mean(_ranks(queries, candidates, true_index, similarity, chunk) <= k))
+    return float(np.mean(true_ranks(queries, candidates, true_index, similarity, chunk) <= k))
 
 
 def label_agreement(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
@@ -92,8 +99,13 @@ def label_agreement(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
 
     `neighbour_labels` is [queries, k] (nearest first), e.g. the labels of the 5 nearest training papers.
     """
+    return float(np.mean(label_agreements(neighbour_labels, labels)))
+
+
+def label_agreements(neighbour_labels: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per query: the share of its neighbours with its label."""
     neighbour_labels, labels = _neighbour_arrays(neighbour_labels, labels)
-    return float(np.mean(neighbour_labels == labels[:, None]))
+    return np.mean(neighbour_labels == labels[:, None], axis=1)
 
 
 def majority_vote(neighbour_labels: np.ndarray) -> np.ndarray:
@@ -111,8 +123,13 @@ def majority_vote(neighbour_labels: np.ndarray) -> np.ndarray:
 
 def knn_accuracy(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
     """kNN classification accuracy: the majority label of the k nearest neighbours against the true label."""
+    return float(np.mean(knn_hits(neighbour_labels, labels)))
+
+
+def knn_hits(neighbour_labels: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per query: 1.0 when the majority label of its neighbours is its label, else 0.0."""
     neighbour_labels, labels = _neighbour_arrays(neighbour_labels, labels)
-    return float(np.mean(majority_vote(neighbour_labels) == labels))
+    return (majority_vote(neighbour_labels) == labels).astype(np.float64)
 
 
 def _neighbour_arrays(neighbour_labels: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,21 +146,22 @@ def v_measure(labels: np.ndarray, clusters: np.ndarray) -> float:
     return float(v_measure_score(np.asarray(labels), np.asarray(clusters)))
 
 
-def kmeans_v_measure(vectors: np.ndarray, labels: np.ndarray, seed: int = 0) -> float:
-    """V-measure of KMeans with as many clusters as labels (the PhysBERT / MTEB clustering protocol).
+def mteb_clusterings(vectors: np.ndarray, clusters: int, seed: int = 0, runs: int = 5) -> list[np.ndarray]:
+    """Cluster assignments of `runs` seeded runs of MTEB's clustering protocol.
 
-    Vectors are L2-normalised first so the clustering sees directions, the geometry cosine models are trained for.
+    MTEB's clustering evaluator fits scikit-learn's MiniBatchKMeans (batch 500, k = number of labels)
+    on the raw embeddings and scores the V-measure; the runs differ only in their seed, and the
+    figure is their average, so one unlucky initialisation does not decide a comparison.
     """
-    from sklearn.cluster import KMeans
+    from sklearn.cluster import MiniBatchKMeans
 
-    labels = np.asarray(labels)
-    n_labels = len(np.unique(labels))
-    if n_labels < 2:
+    if clusters < 2:
         raise ValueError("V-measure needs at least two distinct labels")
     x = np.asarray(vectors, dtype=np.float64)
-    x = x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
-    clusters = KMeans(n_clusters=n_labels, n_init=10, random_state=seed).fit_predict(x)
-    return v_measure(labels, clusters)
+    return [
+        MiniBatchKMeans(n_clusters=clusters, batch_size=500, n_init="auto", random_state=seed + run).fit_predict(x)
+        for run in range(runs)
+    ]
 
 
 def ndcg_at_k(scores: np.ndarray, relevance: np.ndarray, k: int = 10) -> float:
@@ -172,19 +190,24 @@ def rowwise_spearman(similarities: np.ndarray, judgements: np.ndarray) -> float:
     whose judgements (or similarities) are constant has no ranking to agree with and is skipped, as in
     SemCSE-Multi's aspect-correlation protocol.
     """
+    values = rowwise_spearmans(similarities, judgements)
+    if np.isnan(values).all():
+        raise ValueError("every row has constant judgements or fewer than two judged pairs; Spearman is undefined")
+    return float(np.nanmean(values))
+
+
+def rowwise_spearmans(similarities: np.ndarray, judgements: np.ndarray) -> np.ndarray:
+    """Per row: the Spearman correlation of `rowwise_spearman`, NaN for a row it skips."""
     from scipy.stats import spearmanr
 
     sims, judged = _square_pair(similarities, judgements)
-    values = []
+    values = np.full(len(sims), np.nan)
     for i in range(len(sims)):
         mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
         x, y = sims[i, mask], judged[i, mask]
-        if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-            continue
-        values.append(spearmanr(x, y).statistic)
-    if not values:
-        raise ValueError("every row has constant judgements or fewer than two judged pairs; Spearman is undefined")
-    return float(np.mean(values))
+        if len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            values[i] = spearmanr(x, y).statistic
+    return values
 
 
 def top_k_overlap(similarities: np.ndarray, judgements: np.ndarray, k: int = 10) -> float:
@@ -194,8 +217,16 @@ def top_k_overlap(similarities: np.ndarray, judgements: np.ndarray, k: int = 10)
     count fractionally (slots left / items tied), i.e. the expected overlap under random tie-breaking,
     which is deterministic and neither rewards nor punishes an arbitrary order.
     """
+    values = top_k_overlaps(similarities, judgements, k)
+    if np.isnan(values).all():
+        raise ValueError(f"no item has {k} judged partners; top-{k} overlap is undefined")
+    return float(np.nanmean(values))
+
+
+def top_k_overlaps(similarities: np.ndarray, judgements: np.ndarray, k: int = 10) -> np.ndarray:
+    """Per item: the overlap of `top_k_overlap`, NaN for an item with fewer than k judged partners."""
     sims, judged = _square_pair(similarities, judgements)
-    values = []
+    values = np.full(len(sims), np.nan)
     for i in range(len(sims)):
         mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
         candidates = np.flatnonzero(mask)
@@ -206,10 +237,8 @@ def top_k_overlap(similarities: np.ndarray, judgements: np.ndarray, k: int = 10)
         above = scores > boundary
         weight = np.where(above, 1.0, np.where(scores == boundary, (k - above.sum()) / (scores == boundary).sum(), 0))
         top = np.argsort(-sims[i, candidates], kind="stable")[:k]
-        values.append(weight[top].sum() / k)
-    if not values:
-        raise ValueError(f"no item has {k} judged partners; top-{k} overlap is undefined")
-    return float(np.mean(values))
+        values[i] = weight[top].sum() / k
+    return values
 
 
 def _square_pair(similarities: np.ndarray, judgements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -264,12 +293,15 @@ def normalised_scores(values: dict[str, float], higher_is_better: bool = True) -
     With the best equal to the median the line is undefined: models at the best get 1, the rest 0.
     """
     names = list(values)
-    x = np.array([values[n] for n in names], dtype=np.float64)
-    if not higher_is_better:
-        x = -x
-    best, median = x.max(), float(np.median(x))
-    if best == median:
-        scaled = np.where(x == best, 1.0, 0.0)
-    else:
-        scaled = np.clip(0.5 + 0.5 * (x - median) / (best - median), 0.0, 1.0)
-    return dict(zip(names, scaled.tolist()))
+    x = np.array([[values[n]] for n in names], dtype=np.float64)
+    return dict(zip(names, normalised_columns(x, higher_is_better)[:, 0].tolist()))
+
+
+def normalised_columns(x: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """`normalised_scores` of every column of [models, columns] at once (e.g. one column per bootstrap draw)."""
+    x = np.asarray(x, dtype=np.float64) * (1 if higher_is_better else -1)
+    best, median = x.max(axis=0), np.median(x, axis=0)
+    spread = best - median
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = np.clip(0.5 + 0.5 * (x - median) / spread, 0.0, 1.0)
+    return np.where(spread == 0, np.where(x == best, 1.0, 0.0), scaled)

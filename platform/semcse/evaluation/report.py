@@ -1,8 +1,9 @@
 """Tables the way the papers print them (models as rows), on disk and in MLflow.
 
-Each suite gets `<out>/<suite>/`: `<suite>.csv` and `<suite>.md` (with the suite's notes), one CSV
-per detail table (e.g. each model's aspect correlation matrix), and every number is logged to
-MLflow as `<suite>/<model>/<metric>` so runs can be compared in the UI.
+Each suite gets `<out>/<suite>/`: `<suite>.csv` (each metric with its `_ci_low` / `_ci_high`
+columns) and `<suite>.md` (cells `value [low, high]`, then the suite's notes), one CSV per detail
+table (e.g. each model's aspect correlation matrix), and every number is logged to MLflow as
+`<suite>/<model>/<metric>` (and `..._ci_low`, `..._ci_high`) so runs can be compared in the UI.
 """
 
 from __future__ import annotations
@@ -26,9 +27,29 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
+def with_intervals(result: SuiteResult, digits: int = 3) -> pd.DataFrame:
+    """The table as text cells `value [low, high]`; a ↓ marks metrics where lower is better."""
+    table, intervals = result.table, result.intervals
+    cells = {
+        f"{metric}{' ↓' if metric in result.lower_is_better else ''}": {
+            model: _cell(table.at[model, metric], intervals, model, metric, digits) for model in table.index
+        }
+        for metric in table.columns
+    }
+    return pd.DataFrame(cells, index=table.index)
+
+
+def _cell(value: float, intervals: pd.DataFrame, model: str, metric: str, digits: int) -> str:
+    if pd.isna(value):
+        return "–"
+    low, high = intervals.at[model, f"{metric}_ci_low"], intervals.at[model, f"{metric}_ci_high"]
+    if pd.isna(low):
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
 def suite_markdown(result: SuiteResult) -> str:
-    arrows = {c: " ↓" if c in result.lower_is_better else "" for c in result.table.columns}
-    parts = [f"## {result.name}", "", markdown_table(result.table.rename(columns=lambda c: f"{c}{arrows[c]}"))]
+    parts = [f"## {result.name}", "", markdown_table(with_intervals(result))]
     for name, detail in result.details.items():
         parts += ["", f"### {name}", "", markdown_table(detail)]
     if result.notes:
@@ -40,18 +61,25 @@ def write_report(result: SuiteResult, out: str | Path) -> Path:
     """Write the suite's CSV, markdown and detail CSVs into `<out>/<suite>/`; returns that directory."""
     directory = Path(out) / result.name
     directory.mkdir(parents=True, exist_ok=True)
-    result.table.rename_axis("model").to_csv(directory / f"{result.name}.csv")
+    full_table(result).rename_axis("model").to_csv(directory / f"{result.name}.csv")
     (directory / f"{result.name}.md").write_text(suite_markdown(result), encoding="utf-8")
     for name, detail in result.details.items():
         detail.to_csv(directory / f"{safe_name(name)}.csv")
     return directory
 
 
+def full_table(result: SuiteResult) -> pd.DataFrame:
+    """Each metric followed by its interval bounds, models as rows."""
+    table, intervals = result.table, result.intervals
+    columns = [c for metric in table.columns for c in (metric, f"{metric}_ci_low", f"{metric}_ci_high")]
+    return table.join(intervals)[columns]
+
+
 def log_result(result: SuiteResult, directory: Path, tracker: Tracker) -> None:
     """Every table cell and detail cell as an MLflow metric, and the suite's directory as artifacts."""
     values = {
         f"{result.name}/{safe_name(model)}/{safe_name(metric)}": float(value)
-        for model, row in result.table.iterrows()
+        for model, row in full_table(result).iterrows()
         for metric, value in row.items()
         if pd.notna(value)
     }

@@ -97,12 +97,15 @@ def evaluate_model(
     """Each suite's row for this model as `<suite>/<metric>`, and which of them are lower-is-better.
 
     `overall` is left out: it normalises a model against the others in the same call, and a trial's
-    model is evaluated alone (compare trials on the raw columns instead).
+    model is evaluated alone (compare trials on the raw columns instead). On the training corpus,
+    trials are scored on its validation split: choosing a trial must not look at the test split.
     """
     from semcse.evaluation.report import write_report
     from semcse.evaluation.runner import SUITES, model_refs
 
     data = cfg.evaluation.data or cfg.corpus.path
+    if not cfg.evaluation.data:
+        cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "val"})})
     metrics: dict[str, float] = {}
     lower: set[str] = set()
     for name in suites:

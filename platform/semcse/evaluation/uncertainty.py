@@ -1,0 +1,159 @@
+"""Bootstrap intervals for every figure a suite prints, and paired differences between two models.
+
+A figure from a few hundred queries moves by a few points when other queries are drawn; without an
+interval a reader cannot tell a better model from a lucky draw. Each metric is computed once on
+the evaluated items (the point estimate) and again on `resamples` bootstrap draws of those items.
+The draws depend only on the seed, the task and the number of items, never on the model, so every
+model of a table is scored on the same draws: the difference of two models' replicates is a
+*paired* bootstrap, which is much tighter than comparing two separate intervals.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure and its bootstrap replicates (one per draw, NaN where a draw left it undefined)."""
+
+    value: float
+    replicates: np.ndarray
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        return percentile_interval(self.replicates, level)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """`a − b` on the same items, with its paired percentile interval."""
+
+    a: str
+    b: str
+    metric: str
+    difference: float
+    low: float
+    high: float
+    higher_is_better: bool
+
+    @property
+    def verdict(self) -> str:
+        """`better` / `worse` when the interval excludes zero in that direction, else `no significant difference`."""
+        sign = 1 if self.higher_is_better else -1
+        low, high = sorted((sign * self.low, sign * self.high))
+        if low > 0:
+            return "better"
+        if high < 0:
+            return "worse"
+        return "no significant difference"
+
+    def describe(self) -> str:
+        return (
+            f"{self.a} − {self.b} on {self.metric}: {self.difference:+.4g} "
+            f"(95% CI [{self.low:+.4g}, {self.high:+.4g}]) → {self.verdict}"
+        )
+
+    def to_dict(self) -> dict[str, float | str]:
+        return {
+            "difference": self.difference,
+            "low": self.low,
+            "high": self.high,
+            "higher_is_better": self.higher_is_better,
+            "verdict": self.verdict,
+        }
+
+
+class Bootstrap:
+    """Seeded resampling of a task's items, identical for every model evaluated on that task."""
+
+    def __init__(self, resamples: int, seed: int = 0) -> None:
+        if resamples < 2:
+            raise ValueError(f"a bootstrap needs at least 2 resamples, got {resamples}")
+        self.resamples = resamples
+        self.seed = seed
+
+    def draws(self, task: str, items: int) -> np.ndarray:
+        """[resamples, items] indices drawn with replacement; the same for the same (seed, task, items)."""
+        if items < 1:
+            raise ValueError(f"task {task!r} has no items to resample")
+        rng = np.random.default_rng([self.seed, zlib.crc32(task.encode()), items])
+        return rng.integers(0, items, size=(self.resamples, items))
+
+    def mean(self, task: str, values: np.ndarray) -> Estimate:
+        """The mean of per-item values (NaN items, e.g. undefined correlations, are left out of every mean)."""
+        values = np.asarray(values, dtype=np.float64)
+        draws = values[self.draws(task, len(values))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN draw leaves the figure undefined: NaN
+            replicates = np.nanmean(draws, axis=1)
+        return Estimate(float(np.nanmean(values)), replicates)
+
+    def statistic(
+        self,
+        task: str,
+        items: int,
+        compute: Callable[[np.ndarray, int], float],
+        point: float | None = None,
+        draws: int | None = None,
+    ) -> Estimate:
+        """A statistic that is not a mean of per-item values (e.g. V-measure), recomputed on every draw.
+
+        `compute(indices, draw)` gets the draw's number too (a statistic with its own randomness, such
+        as a clustering run, can vary it per draw); `point` defaults to `compute(all items, 0)`. A costly
+        statistic may use only the first `draws` draws: still the same draws for every model.
+        """
+        indices = self.draws(task, items)[:draws]
+        value = compute(np.arange(items), 0) if point is None else point
+        return Estimate(float(value), np.array([compute(d, b) for b, d in enumerate(indices)], dtype=np.float64))
+
+
+def interval_note(resamples: int, over: str) -> str:
+    """The line every suite's notes carry, saying what its intervals are."""
+    return f"[low, high]: 95% bootstrap interval over {over}, {resamples} draws, the same draws for every model"
+
+
+def percentile_interval(replicates: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    """The central `level` percentile interval of the finite replicates (NaN, NaN when there are none)."""
+    finite = np.asarray(replicates, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if not len(finite):
+        return float("nan"), float("nan")
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def interval_table(estimates: Mapping[str, Mapping[str, Estimate]], level: float = LEVEL) -> pd.DataFrame:
+    """Models as rows, `<metric>_ci_low` / `<metric>_ci_high` columns, from {model: {metric: Estimate}}."""
+    rows = {}
+    for model, metrics in estimates.items():
+        row = {}
+        for metric, estimate in metrics.items():
+            row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = estimate.interval(level)
+        rows[model] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def paired_difference(
+    estimates: Mapping[str, Mapping[str, Estimate]],
+    a: str,
+    b: str,
+    metric: str,
+    higher_is_better: bool,
+    level: float = LEVEL,
+) -> Difference:
+    """`a − b` on `metric` with the interval of the per-draw differences (both models saw the same draws)."""
+    for model in (a, b):
+        if model not in estimates or metric not in estimates[model]:
+            raise KeyError(f"no bootstrap estimate of {metric!r} for model {model!r}")
+    first, second = estimates[a][metric], estimates[b][metric]
+    low, high = percentile_interval(first.replicates - second.replicates, level)
+    return Difference(a, b, metric, first.value - second.value, low, high, higher_is_better)

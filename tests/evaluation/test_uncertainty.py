@@ -1,0 +1,91 @@
+"""Bootstrap intervals and paired differences: pure functions, checked against what they must satisfy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_table, paired_difference, percentile_interval
+
+
+def test_draws_depend_on_task_and_size_only():
+    bootstrap = Bootstrap(200, seed=3)
+    assert np.array_equal(bootstrap.draws("half_half", 50), Bootstrap(200, seed=3).draws("half_half", 50))
+    assert not np.array_equal(bootstrap.draws("half_half", 50), bootstrap.draws("title_abstract", 50))
+    assert not np.array_equal(bootstrap.draws("half_half", 50), Bootstrap(200, seed=4).draws("half_half", 50))
+    assert bootstrap.draws("x", 7).shape == (200, 7)
+    with pytest.raises(ValueError, match="no items"):
+        bootstrap.draws("x", 0)
+    with pytest.raises(ValueError, match="at least 2"):
+        Bootstrap(1)
+
+
+def test_mean_interval_covers_the_mean_and_shrinks_with_more_items():
+    rng = np.random.default_rng(0)
+    bootstrap = Bootstrap(1000)
+    small = bootstrap.mean("t", rng.normal(5.0, 1.0, 50))
+    large = bootstrap.mean("t", rng.normal(5.0, 1.0, 2000))
+    for estimate in (small, large):
+        low, high = estimate.interval()
+        assert low < estimate.value < high
+        assert low < 5.0 < high
+    assert np.diff(large.interval())[0] < np.diff(small.interval())[0] / 3
+    # the normal-theory half width of a mean of 2000 N(0, 1) values is 1.96 / sqrt(2000) = 0.044
+    assert np.diff(large.interval())[0] / 2 == pytest.approx(1.96 / np.sqrt(2000), rel=0.15)
+
+
+def test_nan_items_are_left_out():
+    estimate = Bootstrap(100).mean("t", np.array([1.0, np.nan, 3.0]))
+    assert estimate.value == pytest.approx(2.0)
+    assert np.nanmin(estimate.replicates) >= 1.0 and np.nanmax(estimate.replicates) <= 3.0
+
+
+def test_paired_difference_sees_a_small_consistent_gain_that_separate_intervals_miss():
+    """Model b is model a plus 0.05 on every query; the queries vary by ±1: only pairing can tell."""
+    rng = np.random.default_rng(1)
+    a = rng.normal(0.0, 1.0, 300)
+    bootstrap = Bootstrap(1000)
+    estimates = {"a": {"m": bootstrap.mean("task", a)}, "b": {"m": bootstrap.mean("task", a + 0.05)}}
+    a_low, a_high = estimates["a"]["m"].interval()
+    b_low, b_high = estimates["b"]["m"].interval()
+    assert b_low < a_high  # the separate intervals overlap
+    gain = paired_difference(estimates, "b", "a", "m", higher_is_better=True)
+    assert gain.difference == pytest.approx(0.05)
+    assert gain.low == pytest.approx(0.05) and gain.high == pytest.approx(0.05)
+    assert gain.verdict == "better"
+    assert paired_difference(estimates, "a", "b", "m", higher_is_better=True).verdict == "worse"
+    # for a rank (lower is better) the same numbers mean the opposite
+    assert paired_difference(estimates, "b", "a", "m", higher_is_better=False).verdict == "worse"
+
+
+def test_a_tie_and_noise_are_no_significant_difference():
+    rng = np.random.default_rng(2)
+    bootstrap = Bootstrap(1000)
+    values = rng.normal(0.0, 1.0, 200)
+    tie = {"a": {"m": bootstrap.mean("t", values)}, "b": {"m": bootstrap.mean("t", values)}}
+    assert paired_difference(tie, "a", "b", "m", True).verdict == "no significant difference"
+    noisy = {"a": {"m": bootstrap.mean("t", values)}, "b": {"m": bootstrap.mean("t", rng.normal(0.0, 1.0, 200))}}
+    difference = paired_difference(noisy, "b", "a", "m", True)
+    assert difference.low < 0 < difference.high
+    assert difference.verdict == "no significant difference"
+    with pytest.raises(KeyError, match="no bootstrap estimate"):
+        paired_difference(noisy, "a", "c", "m", True)
+
+
+def test_statistic_recomputes_on_each_draw_and_may_use_fewer_draws():
+    bootstrap = Bootstrap(50)
+    values = np.arange(10.0)
+    seen = []
+    estimate = bootstrap.statistic("t", 10, lambda d, draw: seen.append(draw) or float(np.median(values[d])), draws=20)
+    assert estimate.value == pytest.approx(4.5)
+    assert len(estimate.replicates) == 20
+    assert seen == [0, *range(20)]  # the point on all items, then one call per draw
+    # its draws are the mean's first draws: a statistic and a mean of the same task stay paired
+    assert np.array_equal(bootstrap.draws("t", 10)[:20].mean(1), bootstrap.mean("t", values).replicates[:20])
+
+
+def test_interval_table_and_percentiles():
+    estimate = Estimate(0.5, np.linspace(0.0, 1.0, 1001))
+    assert percentile_interval(estimate.replicates) == pytest.approx((0.025, 0.975))
+    assert np.isnan(percentile_interval(np.array([np.nan, np.nan]))[0])
+    table = interval_table({"model": {"m": estimate}})
+    assert table.loc["model"].to_dict() == pytest.approx({"m_ci_low": 0.025, "m_ci_high": 0.975})
