@@ -88,7 +88,15 @@ def minilm_part(args: argparse.Namespace, work: Path) -> None:
         status = json.loads((ours.model_dir / STATUS_FILE).read_text())
         runs.append({"seed": seed, "ours_wall_s": ours_wall, "st_wall_s": st.wall_s} | status)
         models += [ModelRef(f"ours-{seed}", str(ours.model_dir)), ModelRef(f"st-{seed}", str(st.model_dir))]
-    cfg = crops_config(work / "eval", corpus, args.steps, args.batch, args.seq, args.workers)
+    cfg = crops_config(
+        work / "eval",
+        corpus,
+        args.steps,
+        args.batch,
+        args.seq,
+        args.workers,
+        **{"evaluation.judged_aspects.medical_methodology": "methodology"},
+    )
     table = score(models, labelled, cfg, work, with_aspects=True)
     seeds = args.seeds
     summary = summarise(

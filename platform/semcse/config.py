@@ -303,6 +303,7 @@ class EvaluationConfig(Section):
     query_col: str | None = None
     texts: str | None = None
     judgements: str | None = None
+    judged_aspects: dict[str, str] = Field(default_factory=dict)
     batch_size: int = Field(64, gt=0)
     max_length: int = Field(256, gt=0)
     pooling: Literal["cls", "mean", "last"] = "mean"

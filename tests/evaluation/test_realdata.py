@@ -35,7 +35,7 @@ def test_knn_on_ohsumed_is_deterministic_and_far_above_chance(ray_cluster, minil
     row = first.table.loc["minilm"]
     frame = pd.read_parquet(ohsumed_subsample)
     test = (frame["split"] == "test").to_numpy()
-    chance = knn.chance_accuracy(frame["label"].to_numpy(), test)
+    chance = knn.chance_accuracy(frame["label"].to_numpy(), test, ~test)
     print(f"\nohsumed 600/300 MiniLM: {row.to_dict()} chance={chance:.3f}")
     assert row["knn_accuracy"] > 2 * chance
     assert row["label_agreement"] > 2 * chance
@@ -57,7 +57,9 @@ def _papers(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_aspects_on_medical_methodology_judgements(ray_cluster, minilm_dir, shared_data, tmp_path):
-    cfg = load_config(overrides=["tracking.enabled=false"])
+    cfg = load_config(
+        overrides=["tracking.enabled=false", "evaluation.judged_aspects.medical_methodology=methodology"]
+    )
     result = aspects.run(
         [ModelRef.parse(f"minilm={minilm_dir}")], shared_data / "pairwise" / "medical_methodology", cfg, tmp_path
     )

@@ -168,7 +168,7 @@ def _pairwise_dir(records, directory):
 
 def test_aspects_suite_on_pairwise_files(ray_cluster, tiny_encoder_dir, sample_records, tmp_path):
     data = _pairwise_dir(sample_records, tmp_path / "pairwise")
-    cfg = load_config(overrides=["tracking.enabled=false"])
+    cfg = load_config(overrides=["tracking.enabled=false", "evaluation.judged_aspects.tiny_topic=topic"])
     models = [ModelRef("oracle", TopicOracle(sample_records)), ModelRef.parse(f"tiny={tiny_encoder_dir}")]
     result = aspects.run(models, data, cfg, tmp_path / "out")
     oracle = result.table.loc["oracle"]
@@ -192,5 +192,41 @@ def test_aspects_errors_on_unknown_judged_ids(sample_records, tmp_path):
     data = _pairwise_dir(sample_records[:5], tmp_path / "pairwise")
     with (data / "tiny_topic_pairs.jsonl").open("a") as handle:
         handle.write("\n" + json.dumps({"a": "demo-001", "b": "ghost", "score": 2}))
+    cfg = load_config(overrides=["evaluation.judged_aspects.tiny_topic=topic"])
     with pytest.raises(ValueError, match="mismatched ids: 1 judged id"):
-        aspects.run([ModelRef("x", object())], data, load_config(), tmp_path / "out")
+        aspects.run([ModelRef("x", object())], data, cfg, tmp_path / "out")
+
+
+def test_the_judged_aspect_is_named_or_refused_never_guessed(sample_records, tmp_path):
+    from semcse.evaluation.inputs import EvaluationDataError, read_pairwise
+
+    data = _pairwise_dir(sample_records[:5], tmp_path / "pairwise")
+    # the file name alone (tiny_topic) names nothing: the old reading took its last `_` part
+    with pytest.raises(EvaluationDataError, match="which aspect do these judgements rate.*tiny_topic_meta.json"):
+        read_pairwise(data)
+    assert set(read_pairwise(data, {"tiny_topic": "topic"})[1]["aspect"]) == {"topic"}
+    # a metadata file names a multi-word aspect the file name would have cut to "group"
+    (data / "tiny_topic_meta.json").write_text(json.dumps({"aspect": "patient_group"}))
+    _, judged, summaries = read_pairwise(data / "tiny_topic_pairs.jsonl")
+    assert set(judged["aspect"]) == {"patient_group"} and set(summaries["kind"]) == {"aspect:patient_group"}
+    (data / "tiny_topic_meta.json").write_text(json.dumps({"aspect": ""}))
+    with pytest.raises(EvaluationDataError, match="non-empty 'aspect'"):
+        read_pairwise(data)
+
+
+def test_a_multi_aspect_model_without_the_judged_aspect_is_refused(sample_records, tmp_path):
+    data = _pairwise_dir(sample_records, tmp_path / "pairwise")
+    cfg = load_config(overrides=["tracking.enabled=false", "evaluation.judged_aspects.tiny_topic=subject"])
+    with pytest.raises(ValueError, match="model 'oracle' has no aspect 'subject'.*'noise', 'topic'"):
+        aspects.run([ModelRef("oracle", TopicOracle(sample_records))], data, cfg, tmp_path / "out")
+
+
+def test_judged_and_summary_aspects_fold_like_training():
+    judgements = pd.DataFrame({"a": ["1"], "b": ["2"], "aspect": ["hypothesis_general"], "score": [3]})
+    summaries = pd.DataFrame(
+        {"id": ["1", "1"], "kind": ["aspect:hypothesis_specific", "aspect:species"], "text": ["x", "y"]}
+    )
+    merge = load_config().multi.merge
+    judged, folded = aspects.fold_aspects(judgements, summaries, merge)
+    assert judged["aspect"].tolist() == ["hypothesis"]
+    assert folded["kind"].tolist() == ["aspect:hypothesis", "aspect:species"]

@@ -3,8 +3,9 @@
 - correlation matrix (per model): each embedding aspect × each judged aspect, the per-abstract
   Spearman correlation of embedding similarity with the judged scores, averaged over abstracts.
   The "combined" row uses, for each judged aspect, the model's matching aspect (the paper's
-  "SemCSE-Multi Combined"), or the equal-weight combination of all aspects where it has none. A
-  single-vector model is one aspect, so its combined row is its only row.
+  "SemCSE-Multi Combined"); a multi-aspect model without it is an error, not a silent fallback.
+  A single-vector model is one aspect, so its combined row is its only row. Judged and summary
+  aspects are folded by `multi.merge` as in training, and named explicitly (see `read_pairwise`).
 - top-10 overlap: of each abstract's 10 most similar (combined row), the share among its 10 best judged.
 - MRR: two summaries per abstract and aspect, the first retrieves the second among all second
   summaries; with the matching aspect's embedding (`mrr:<aspect>`) and, for multi-aspect models,
@@ -24,7 +25,7 @@ import pandas as pd
 
 from semcse.config import RunConfig
 from semcse.evaluation import metrics
-from semcse.evaluation.embed import ModelEmbeddings, ModelRef, combined_similarity, combined_vectors, embed_sets
+from semcse.evaluation.embed import ModelEmbeddings, ModelRef, embed_sets
 from semcse.evaluation.inputs import (
     EvaluationDataError,
     judgement_matrix,
@@ -48,7 +49,7 @@ def ground_truth(data: str | Path, cfg: RunConfig) -> tuple[pd.DataFrame, pd.Dat
     pairwise = path.is_dir() or path.name.endswith(("_samples.json", "_pairs.jsonl"))
     pairwise = pairwise or path.with_name(path.name + "_pairs.jsonl").is_file()
     if pairwise and not cfg.evaluation.judgements:
-        return read_pairwise(path)
+        return read_pairwise(path, cfg.evaluation.judged_aspects)
     if not cfg.evaluation.judgements:
         raise EvaluationDataError(
             f"{data}: the aspects suite needs judgements: a pairwise/ directory or prefix as --data, "
@@ -79,8 +80,18 @@ def summary_pairs(summaries: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, pd.D
     return pairs
 
 
+def fold_aspects(
+    judgements: pd.DataFrame, summaries: pd.DataFrame, merge: dict[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Judged and summary aspects renamed by `multi.merge`, as training folds them (e.g. hypothesis_general)."""
+    judgements = judgements.assign(aspect=judgements["aspect"].astype(str).map(lambda a: merge.get(a, a)))
+    kinds = {f"aspect:{source}": f"aspect:{target}" for source, target in merge.items()}
+    return judgements, summaries.assign(kind=summaries["kind"].replace(kinds))
+
+
 def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
     abstracts, judgements, summaries = ground_truth(data, cfg)
+    judgements, summaries = fold_aspects(judgements, summaries, cfg.multi.merge)
     judged_aspects = sorted(judgements["aspect"].astype(str).unique())
     truth = {
         a: judgement_matrix(judgements[judgements["aspect"] == a], list(abstracts["id"]), data) for a in judged_aspects
@@ -106,14 +117,27 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
 
 
 def _correlations(
-    embedded: ModelEmbeddings, abstracts: pd.DataFrame, truth: dict[str, np.ndarray], k: int, bootstrap: Bootstrap
+    embedded: ModelEmbeddings,
+    abstracts: pd.DataFrame,
+    truth: dict[str, np.ndarray],
+    k: int,
+    bootstrap: Bootstrap,
 ) -> tuple[pd.DataFrame, dict[str, Estimate]]:
     per_aspect = embedded.vectors("abstracts", abstracts["id"])
     similarities = {
         aspect or "embedding": metrics.similarity_matrix(v, v, embedded.similarity) for aspect, v in per_aspect.items()
     }
-    equal_weight = metrics.similarity_matrix(*(2 * [combined_vectors(per_aspect)]), combined_similarity(embedded))
-    combined = {judged: similarities.get(judged, equal_weight) for judged in truth}
+    if len(per_aspect) == 1:
+        combined = dict.fromkeys(truth, next(iter(similarities.values())))
+    else:
+        missing = sorted(set(truth) - set(similarities))
+        if missing:
+            raise EvaluationDataError(
+                f"model {embedded.spec.name!r} has no aspect {missing[0]!r} to compare with these judgements "
+                f"(its aspects: {sorted(similarities)}); name the judged aspect with evaluation.judged_aspects "
+                "or a _meta.json"
+            )
+        combined = {judged: similarities[judged] for judged in truth}
     matrix = pd.DataFrame(
         {
             judged: {
@@ -154,12 +178,16 @@ def _retrieval(
                     [_reciprocal_ranks(queries[a], candidates[a], embedded.similarity) for a in others], axis=0
                 )
                 row[f"mrr_others:{aspect}"] = bootstrap.mean(task, per_query)
-        else:
+        elif len(queries) == 1:
+            (vectors,) = queries.values()
+            (candidate_vectors,) = candidates.values()
             row[f"mrr:{aspect}"] = bootstrap.mean(
-                task,
-                _reciprocal_ranks(
-                    combined_vectors(queries), combined_vectors(candidates), combined_similarity(embedded)
-                ),
+                task, _reciprocal_ranks(vectors, candidate_vectors, embedded.similarity)
+            )
+        else:
+            raise EvaluationDataError(
+                f"model {embedded.spec.name!r} has no aspect {aspect!r} to retrieve its summaries with "
+                f"(its aspects: {sorted(queries)})"
             )
     return row
 

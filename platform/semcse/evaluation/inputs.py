@@ -184,20 +184,24 @@ def judgement_matrix(pairs: pd.DataFrame, ids: list[str], source: str | Path) ->
         return np.where(count > 0, total / count, np.nan)
 
 
-def read_pairwise(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def read_pairwise(
+    path: str | Path, judged_aspects: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Judgement files in the `pairwise/` format: `<prefix>_samples.json` + `<prefix>_pairs.jsonl`.
 
-    `path` is the directory (every prefix in it), a prefix, or one of the two files. The judged aspect
-    is the prefix's last `_` part (`medical_methodology` → `methodology`). Returns the abstracts
-    (id, text), judgements (a, b, aspect, score) and the samples' example summaries (id, kind, text),
-    which serve as the aspect summaries for summary-retrieval MRR.
+    `path` is the directory (every prefix in it), a prefix, or one of the two files. Each prefix's
+    judged aspect is named, never guessed from the file name (`medical_patient_group` would read as
+    `group`): by `<prefix>_meta.json` (`{"aspect": "patient_group"}`) next to the files, else by
+    `judged_aspects` ({prefix: aspect}, e.g. `{"medical_methodology": "methodology"}`). Returns the
+    abstracts (id, text), judgements (a, b, aspect, score) and the samples' example summaries
+    (id, kind, text), which serve as the aspect summaries for summary-retrieval MRR.
     """
     path = Path(path)
     if path.is_dir():
         prefixes = sorted(p.with_name(p.name[: -len("_pairs.jsonl")]) for p in path.glob("*_pairs.jsonl"))
     else:
         name = path.name
-        for suffix in ("_samples.json", "_pairs.jsonl", "_*"):
+        for suffix in ("_samples.json", "_pairs.jsonl", "_meta.json", "_*"):
             name = name.removesuffix(suffix)
         prefixes = [path.with_name(name)]
     if not prefixes:
@@ -209,7 +213,7 @@ def read_pairwise(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
         for required in (samples_file, pairs_file):
             if not required.is_file():
                 raise EvaluationDataError(f"judgements in the pairwise format need {required}, which does not exist")
-        aspect = prefix.name.rsplit("_", 1)[-1]
+        aspect = judged_aspect(prefix, judged_aspects or {})
         samples = json.loads(samples_file.read_text(encoding="utf-8"))
         for key, sample in samples.items():
             texts.append({"id": str(key), "text": sample["abstract"]})
@@ -219,6 +223,25 @@ def read_pairwise(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
         judged.append(pairs.assign(aspect=aspect, a=pairs["a"].astype(str), b=pairs["b"].astype(str)))
     abstracts = pd.DataFrame(texts).drop_duplicates("id").reset_index(drop=True)
     return abstracts, pd.concat(judged, ignore_index=True), pd.DataFrame(summaries, columns=["id", "kind", "text"])
+
+
+def judged_aspect(prefix: Path, judged_aspects: dict[str, str]) -> str:
+    """The aspect one prefix's judgements are about: its `_meta.json`, else `evaluation.judged_aspects`."""
+    meta_file = prefix.with_name(prefix.name + "_meta.json")
+    if meta_file.is_file():
+        try:
+            aspect = json.loads(meta_file.read_text(encoding="utf-8")).get("aspect")
+        except (json.JSONDecodeError, AttributeError) as exc:
+            raise EvaluationDataError(f"{meta_file}: not a JSON object with an 'aspect' name ({exc})") from None
+        if not isinstance(aspect, str) or not aspect.strip():
+            raise EvaluationDataError(f"{meta_file}: needs a non-empty 'aspect' name, got {aspect!r}")
+        return aspect.strip()
+    if prefix.name in judged_aspects:
+        return judged_aspects[prefix.name]
+    raise EvaluationDataError(
+        f"{prefix.name}: which aspect do these judgements rate? Write {meta_file.name} with "
+        f'{{"aspect": "NAME"}} next to them, or pass --set evaluation.judged_aspects.{prefix.name}=NAME'
+    )
 
 
 def _meta(sample: dict) -> dict:
