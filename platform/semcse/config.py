@@ -363,7 +363,10 @@ class DecoderConfig(Section):
     """Embedding → text decoder: base LM, where its training pairs come from, optimisation, sampling.
 
     Defaults follow SemCSE-Multi (A.8): 5 task + 5 mapped tokens, a 768-wide sigmoid mapping, AdamW
-    with batch size 4, learning rate 1e-3, weight decay 1e-4, validation every 250 updates.
+    with batch size 4, learning rate 1e-3, weight decay 1e-4, validation every 250 updates. The
+    evaluation settings: `predictor` embeds held-out abstracts (default `encoder`; the unified model
+    for aspect decoders), `bertscore_model` (+ `bertscore_layers`) scores generated text with BERTScore,
+    `reconstructed` adds the map round-trip column (one t-SNE layout per held-out abstract).
     """
 
     base_model: str | None = None
@@ -390,6 +393,10 @@ class DecoderConfig(Section):
     max_new_tokens: int = Field(64, gt=0)
     temperature: float = Field(0.7, ge=0)
     top_p: float = Field(0.95, gt=0, le=1)
+    predictor: str | None = None
+    bertscore_model: str | None = None
+    bertscore_layers: int | None = Field(None, gt=0)
+    reconstructed: bool = False
     register_name: str = "semcse-decoder"
     register_alias: str = "candidate"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from semcse.evaluation.decoder_eval import derangement, format_table, run_decoder_suite
+from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
 from semcse.training.decoder import DecoderExamples, build_examples, summaries_by_id
 
 
@@ -20,7 +20,7 @@ def test_matching_embeddings_decode_their_own_summaries(trained_decoder, decoder
     ppl = result["perplexity"]
     assert ppl["matching"] < 0.85 * ppl["shuffled"]
     assert ppl["matching"] < 0.85 * ppl["unconditioned"]
-    assert ppl["reconstructed"] is None and result["similarity"]["matching"] is None
+    assert ppl["reconstructed"] is None and result["bertscore"]["matching"] is None
     assert "| perplexity |" in format_table(result)
 
 
@@ -31,15 +31,25 @@ def test_greedy_decoding_recovers_training_summaries(trained_decoder, decoder_ex
     assert hits >= 3, generated
 
 
-def test_similarity_row_uses_the_given_encoder(trained_decoder, decoder_examples):
+def test_bertscore_row_scores_generated_text_with_an_independent_model(
+    trained_decoder, decoder_examples, tiny_encoder_dir
+):
+    """BERTScore (the real package, a local BERT unrelated to the decoder) prefers matching over shuffled."""
     decoder, _ = trained_decoder
-    vocabulary = sorted({w for group in decoder_examples.summaries for t in group for w in t.lower().split()})
+    score = bertscore_f1(str(tiny_encoder_dir), layers=1)
+    same = score(["rats harm seabirds on islands"], [["a first reference", "rats harm seabirds on islands"]])
+    assert same[0] == pytest.approx(1.0, abs=1e-5)  # the best of its references is itself
+    result = run_decoder_suite(decoder, decoder_examples, bertscore=score, max_new_tokens=24)
+    assert result["bertscore"]["matching"] > result["bertscore"]["shuffled"]
+    assert result["bertscore"]["unconditioned"] is None and "| bertscore |" in format_table(result)
 
-    def bag_of_words(texts: list[str]) -> np.ndarray:
-        return np.array([[t.lower().split().count(w) + 1e-3 for w in vocabulary] for t in texts])
 
-    similarity = run_decoder_suite(decoder, decoder_examples, encode=bag_of_words)["similarity"]
-    assert similarity["matching"] > similarity["shuffled"]
+def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(trained_decoder, decoder_examples):
+    decoder, _ = trained_decoder
+    vectors = reconstruct(decoder_examples, perplexity=2.0, iterations=50, place_steps=20, explain_steps=20, seed=0)
+    assert vectors.shape == decoder_examples.embeddings.shape and np.isfinite(vectors).all()
+    result = run_decoder_suite(decoder, decoder_examples, reconstructed=vectors)
+    assert result["perplexity"]["reconstructed"] > 1.0
 
 
 def test_derangement_has_no_fixed_point():

@@ -1,30 +1,39 @@
 """The decoder suite: does a decoder read its embedding, and do map positions decode to what lies there?
 
-Columns follow SemCSE-Multi Table 3. Perplexity of each abstract's true summaries is averaged per
-abstract, then over abstracts, given
-- **matching**: the abstract's own embedding;
-- **reconstructed**: the embedding recovered from the abstract's 2-D map position after removing it
-  from the map (leave-one-out round trip: place it back, explain its position);
+Columns follow SemCSE-Multi Table 3 (§5.2, A.11). Each held-out abstract's conditioning embedding
+is *predicted from the abstract* by `decoder.predictor` (the unified model for aspect decoders; by
+default `decoder.encoder`, which for SemCSE embeds abstracts and summaries into one space), never
+built from the summaries being scored. Perplexity of its true summaries is averaged per abstract,
+then over abstracts, given
+- **matching**: the abstract's predicted embedding;
+- **reconstructed** (`decoder.reconstructed=true`): the embedding recovered from the abstract's 2-D
+  map position: the other held-out abstracts are laid out anew without it (A.11), the abstract is
+  placed into that map and its position explained;
 - **shuffled**: another abstract's embedding (a derangement, so never its own);
 - **unconditioned**: the learned task tokens only.
-Similarity is the cosine between a local encoder's embeddings of the generated text and of the true
-summaries (the BERTScore column's role, without needing SciBERT).
+BERTScore F1 (`bert-score` with a local model at `decoder.bertscore_model`; SciBERT in the paper)
+compares each generated text with the abstract's true summaries (best match), so generated text is
+judged by a model the decoder never learned to invert.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from semcse.config import RunConfig
-from semcse.maps import SemanticMap
+from semcse.maps import layout
 from semcse.models.decoder import EmbeddingDecoder
 from semcse.training.decoder import DecoderExamples
 
 COLUMNS = ("matching", "reconstructed", "shuffled", "unconditioned")
+# (generated texts, each one's true summaries) -> one F1 per generated text
+BertScore = Callable[[list[str], list[list[str]]], np.ndarray]
 
 
 def derangement(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -45,75 +54,75 @@ def _mean_perplexity(decoder: EmbeddingDecoder, vectors: np.ndarray | None, exam
     return float(np.mean([scores[owners == i].mean() for i in range(len(examples))]))
 
 
-def _similarity(
-    decoder: EmbeddingDecoder, vectors: np.ndarray, examples: DecoderExamples, encode: Callable, sampling: dict
-) -> float:
-    generated = _unit(encode(decoder.decode(vectors, **sampling)))
-    truths = [_unit(encode(texts)) for texts in examples.summaries]
-    return float(np.mean([(truth @ g).mean() for g, truth in zip(generated, truths)]))
+def bertscore_f1(model: str, layers: int | None, batch_size: int = 32) -> BertScore:
+    """BERTScore F1 with a local model (the `bert-score` package); each text is scored against its best reference.
 
+    `layers` picks the hidden layer; `bert-score` knows the best layer of hub models by name, not of a
+    local path, so a local model needs it set unless it is one of those names.
+    """
 
-def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.clip(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12, None)
+    def score(candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        from bert_score import score as bert_score
+
+        _, _, f1 = bert_score(
+            candidates, references, model_type=model, num_layers=layers, batch_size=batch_size, device="cpu"
+        )
+        return f1.numpy()
+
+    return score
 
 
 def reconstruct(
-    semantic_map: SemanticMap, examples: DecoderExamples, place_steps: int, explain_steps: int
+    examples: DecoderExamples, perplexity: float, iterations: int, place_steps: int, explain_steps: int, seed: int
 ) -> np.ndarray:
-    """Leave-one-out round trip: each abstract removed from the map, placed back, its position explained.
+    """Leave-one-out round trip (A.11): per abstract, lay out the others anew, place it, explain its position.
 
-    The other points keep their layout (the paper re-runs t-SNE per left-out point; keeping it is n×
-    cheaper and isolates the place/explain error).
+    The layout is re-run without the held-out point rather than reused with the point removed: a
+    layout that contained the point was shaped by it. One t-SNE run per abstract.
     """
-    if len(semantic_map.active) != 1:
-        raise ValueError(f"the reconstructed column needs a single-aspect map, got weights {semantic_map.active}")
-    aspect = next(iter(semantic_map.active))
-    position = {key: i for i, key in enumerate(semantic_map.ids)}
-    missing = [key for key in examples.ids if key not in position]
-    if missing:
-        raise ValueError(f"{len(missing)} evaluated abstracts are not on the map (e.g. {missing[:3]})")
     out = []
-    for key, vector in zip(examples.ids, examples.embeddings):
-        rest = semantic_map.without(position[key])
-        point = rest.place({aspect: vector}, steps=place_steps)[0]
-        out.append(rest.explain(point, steps=explain_steps, margin=np.inf)[aspect])
+    for index, vector in enumerate(examples.embeddings):
+        rest = examples.subset([i for i in range(len(examples)) if i != index])
+        semantic_map = layout(rest.ids, rest.embeddings, perplexity=perplexity, iterations=iterations, seed=seed)
+        point = semantic_map.place({"": vector}, steps=place_steps)[0]
+        out.append(semantic_map.explain(point, steps=explain_steps, margin=np.inf)[""])
     return np.stack(out)
 
 
 def run_decoder_suite(
     decoder: EmbeddingDecoder,
     examples: DecoderExamples,
-    encode: Callable[[list[str]], np.ndarray] | None = None,
-    semantic_map: SemanticMap | None = None,
+    bertscore: BertScore | None = None,
+    reconstructed: np.ndarray | None = None,
     seed: int = 0,
     max_new_tokens: int = 48,
     temperature: float = 0.0,
-    place_steps: int = 100,
-    explain_steps: int = 100,
 ) -> dict[str, Any]:
-    """The decoder table: {"perplexity": {column: value}, "similarity": {...}, "abstracts": n}.
+    """The decoder table: {"perplexity": {column: value}, "bertscore": {...}, "abstracts": n}.
 
-    `encode` (a local encoder) adds the similarity row; `semantic_map` (a single-aspect map holding
-    these abstracts) adds the reconstructed column. Unavailable cells are None.
+    `examples.embeddings` condition the decoder (predicted from the abstracts); `bertscore` adds the
+    BERTScore row and `reconstructed` (one embedding per example) its column. Unavailable cells are None.
     """
     if len(examples) < 2:
         raise ValueError(f"the decoder suite needs at least two abstracts with summaries, got {len(examples)}")
     shuffled = examples.embeddings[derangement(len(examples), np.random.default_rng(seed))]
-    conditions: dict[str, np.ndarray | None] = {"matching": examples.embeddings, "shuffled": shuffled}
-    if semantic_map is not None:
-        conditions["reconstructed"] = reconstruct(semantic_map, examples, place_steps, explain_steps)
+    conditions: dict[str, np.ndarray] = {"matching": examples.embeddings, "shuffled": shuffled}
+    if reconstructed is not None:
+        conditions["reconstructed"] = reconstructed
     perplexity = {name: _mean_perplexity(decoder, vectors, examples) for name, vectors in conditions.items()}
     perplexity["unconditioned"] = _mean_perplexity(decoder, None, examples)
-    similarity: dict[str, float | None] = {}
-    if encode is not None:
+    scores: dict[str, float] = {}
+    if bertscore is not None:
         sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed}
-        similarity = {name: _similarity(decoder, v, examples, encode, sampling) for name, v in conditions.items()}
+        scores = {
+            name: float(np.mean(bertscore(decoder.decode(vectors, **sampling), examples.summaries)))
+            for name, vectors in conditions.items()
+        }
     return {
         "abstracts": len(examples),
         "aspect": decoder.spec.aspect,
         "perplexity": {c: perplexity.get(c) for c in COLUMNS},
-        "similarity": {c: similarity.get(c) for c in COLUMNS},
+        "bertscore": {c: scores.get(c) for c in COLUMNS},
     }
 
 
@@ -121,53 +130,98 @@ def format_table(result: dict[str, Any]) -> str:
     """The result as a Markdown table (rows: metric; columns as in the paper)."""
     cell = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
     lines = [f"| {result['aspect'] or 'decoder'} | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
-    for metric in ("perplexity", "similarity"):
+    for metric in ("perplexity", "bertscore"):
         lines.append(f"| {metric} | " + " | ".join(cell(result[metric][c]) for c in COLUMNS) + " |")
     return "\n".join(lines)
 
 
-def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[str, Any]:
-    """`semcse evaluate --suite decoder`: the table on held-out abstracts, written to `out` and MLflow.
+def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
+    """Test-split abstracts with their `kind` summaries, each embedded from its abstract by `decoder.predictor`.
 
-    Examples come from the same texts, encoder and aspect the decoder was trained on
-    (`decoder.texts`, `decoder.encoder`, `decoder.aspect`) and from the corpus-wide test split, so
-    the decoder is scored on abstracts it never saw.
+    The split is the corpus-wide hash split decoder training used, so these are abstracts it never saw.
     """
-    import json
+    from semcse.data.io import read_corpus
+    from semcse.data.split import split_of
+    from semcse.evaluation.embed import encode_aspects
+    from semcse.evaluation.inputs import paper_text
+    from semcse.models.unified import load_encoder
+    from semcse.training.decoder import summaries_by_id
 
+    settings, corpus = cfg.decoder, cfg.corpus
+    if not corpus.path:
+        raise ValueError("the decoder suite predicts each embedding from its abstract: set corpus.path (--set)")
+    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
+    test = {
+        key: texts
+        for key, texts in groups.items()
+        if split_of(key, corpus.val_fraction, corpus.test_fraction, corpus.split_seed) == "test"
+    }
+    frame = read_corpus(corpus.path, corpus).drop_duplicates("id").set_index("id")
+    missing = sorted(set(test) - set(frame.index))
+    if missing:
+        raise ValueError(f"{len(missing)} held-out abstracts are not in {corpus.path} (e.g. {missing[:3]})")
+    ids = sorted(test)
+    predictor = load_encoder(settings.predictor or settings.encoder, tracking=cfg.tracking)
+    predicted = encode_aspects(predictor, list(paper_text(frame.loc[ids].reset_index())))
+    aspect = kind.removeprefix("aspect:")
+    if set(predicted) != {""} and aspect not in predicted:
+        raise ValueError(f"decoder.predictor has no aspect {aspect!r} (its aspects: {sorted(predicted)})")
+    vectors = predicted[""] if set(predicted) == {""} else predicted[aspect]
+    return DecoderExamples(ids, np.asarray(vectors, dtype=np.float32), [test[key] for key in ids])
+
+
+def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[str, Any]:
+    """`semcse evaluate --suite decoder`: the table on held-out abstracts, written to `out` and MLflow."""
     from semcse.tracking import Tracker
-    from semcse.training.decoder import embedded_examples
 
     settings = cfg.decoder
     missing = [k for k in ("encoder", "texts") if getattr(settings, k) is None]
     if missing:
         raise ValueError(f"the decoder suite needs decoder.{', decoder.'.join(missing)} (set them with --set)")
     decoder = EmbeddingDecoder.load(decoder_ref, tracking=cfg.tracking)
-    splits, encoder = embedded_examples(cfg, decoder.spec.aspect or settings.aspect)
-    examples = splits["test"]
+    examples = held_out_examples(cfg, decoder.spec.aspect or settings.aspect)
+    if examples.embeddings.shape[1] != decoder.spec.embedding_dim:
+        raise ValueError(
+            f"decoder.predictor gives {examples.embeddings.shape[1]}-dimensional embeddings but the decoder reads "
+            f"{decoder.spec.embedding_dim}: predict with the model whose embeddings the decoder was trained on"
+        )
+    maps = cfg.map
+    reconstructed = (
+        reconstruct(examples, maps.perplexity, maps.iterations, maps.place_steps, maps.explain_steps, settings.seed)
+        if settings.reconstructed
+        else None
+    )
+    bertscore = bertscore_f1(settings.bertscore_model, settings.bertscore_layers) if settings.bertscore_model else None
     result = run_decoder_suite(
         decoder,
         examples,
-        encode=encoder.encode,
+        bertscore=bertscore,
+        reconstructed=reconstructed,
         seed=settings.seed,
         max_new_tokens=settings.max_new_tokens,
         temperature=settings.temperature,
     )
+    notes = [f"{result['abstracts']} held-out (test split) abstracts, embeddings predicted from the abstracts"]
+    if bertscore is None:
+        notes.append("no BERTScore: set decoder.bertscore_model=PATH (a local BERT; SciBERT in the paper)")
+    if reconstructed is None:
+        notes.append("no reconstructed column: set decoder.reconstructed=true (one t-SNE layout per abstract)")
     directory = Path(out) / "decoder"
     directory.mkdir(parents=True, exist_ok=True)
     table = format_table(result)
-    (directory / "decoder.md").write_text(table + "\n")
-    (directory / "decoder.json").write_text(json.dumps(result, indent=2))
+    (directory / "decoder.md").write_text(table + "\n\n" + "\n".join(f"- {note}" for note in notes) + "\n")
+    (directory / "decoder.json").write_text(json.dumps(result | {"notes": notes}, indent=2))
     with Tracker.start(cfg.tracking, run_name="evaluate-decoder", tags={"stage": "evaluate"}) as tracker:
-        tracker.log_params({"decoder": decoder_ref, "encoder": settings.encoder, "texts": settings.texts})
+        predictor = settings.predictor or settings.encoder
+        tracker.log_params({"decoder": decoder_ref, "predictor": predictor, "texts": settings.texts})
         tracker.log_metrics(
             {
                 f"decoder/{metric}/{column}": value
-                for metric in ("perplexity", "similarity")
+                for metric in ("perplexity", "bertscore")
                 for column, value in result[metric].items()
                 if value is not None
             }
             | {"decoder/abstracts": result["abstracts"]}
         )
         tracker.log_artifact(directory, "decoder")
-    return result | {"table": table, "out": str(directory)}
+    return result | {"table": table, "notes": notes, "out": str(directory)}
