@@ -79,18 +79,6 @@ def test_per_item_values_average_to_the_figures():
     assert metrics.true_ranks(queries, candidates[[1, 0, 2]]).tolist() == [2, 3, 1]
 
 
-def test_ndcg_at_k_hand_computed():
-    scores = np.array([[0.9, 0.8, 0.7]])
-    relevance = np.array([[0.0, 1.0, 1.0]])
-    # DCG = 0/log2(2) + 1/log2(3) + 1/log2(4) = 0.630930 + 0.5; ideal = 1 + 0.630930
-    assert metrics.ndcg_at_k(scores, relevance, k=10) == pytest.approx(
-        (1 / math.log2(3) + 0.5) / (1 + 1 / math.log2(3))
-    )
-    # k=1: top item is irrelevant -> 0; a second row without relevant items is skipped
-    both = np.vstack([relevance, [[0.0, 0.0, 0.0]]])
-    assert metrics.ndcg_at_k(np.vstack([scores, scores]), both, k=1) == 0.0
-
-
 def test_rowwise_spearman_skips_constant_rows():
     nan = np.nan
     sims = np.array(
@@ -126,17 +114,6 @@ def test_top_k_overlap_counts_ties_fractionally():
     assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx(0.5)
     judged[0, 1:] = [3, 2, 2, 2]  # item 1 sure; one slot left for 3 tied items -> item 2 counts 1/3
     assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx((1 + 1 / 3) / 2)
-
-
-def test_best_threshold_accuracy():
-    # scores sorted .9 .8 .3 .1 with labels 1 0 1 0; thresholds: none positive .5, >=.9 .75, >=.8 .5,
-    # >=.3 .75, >=.1 .5 -> best .75
-    assert metrics.best_threshold_accuracy([0.9, 0.8, 0.3, 0.1], [1, 0, 1, 0]) == pytest.approx(0.75)
-    # a threshold cannot split tied scores: .5 .5 with labels 1 0 -> best is .5, not 1
-    assert metrics.best_threshold_accuracy([0.5, 0.5], [1, 0]) == pytest.approx(0.5)
-    # cosine: pair 0 identical (cos 1, positive), pair 1 orthogonal (cos 0, negative) -> separable
-    a, b = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[2.0, 0.0], [0.0, 1.0]])
-    assert metrics.cosine_accuracy(a, b, [1, 0]) == 1.0
 
 
 def test_anisotropy_and_pca_curve():

@@ -164,25 +164,6 @@ def mteb_clusterings(vectors: np.ndarray, clusters: int, seed: int = 0, runs: in
     ]
 
 
-def ndcg_at_k(scores: np.ndarray, relevance: np.ndarray, k: int = 10) -> float:
-    """Mean nDCG@k with linear gain rel / log2(rank + 1); rows without any relevant candidate are skipped.
-
-    `scores` and `relevance` are [queries, candidates]; candidates are ranked by descending score.
-    """
-    scores, relevance = np.asarray(scores, dtype=np.float64), np.asarray(relevance, dtype=np.float64)
-    if scores.shape != relevance.shape:
-        raise ValueError(f"scores {scores.shape} and relevance {relevance.shape} differ in shape")
-    k = min(k, scores.shape[1])
-    discount = 1.0 / np.log2(np.arange(2, k + 2))
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    dcg = (np.take_along_axis(relevance, order, axis=1) * discount).sum(1)
-    ideal = (-np.sort(-relevance, axis=1)[:, :k] * discount).sum(1)
-    keep = ideal > 0
-    if not keep.any():
-        raise ValueError("no query has a relevant candidate; nDCG is undefined")
-    return float(np.mean(dcg[keep] / ideal[keep]))
-
-
 def rowwise_spearman(similarities: np.ndarray, judgements: np.ndarray) -> float:
     """Per-row Spearman correlation of embedding similarities with judged scores, averaged over rows.
 
@@ -248,37 +229,16 @@ def _square_pair(similarities: np.ndarray, judgements: np.ndarray) -> tuple[np.n
     return sims, judged
 
 
-def best_threshold_accuracy(scores: np.ndarray, labels: np.ndarray) -> float:
-    """Accuracy of `score >= t → positive` at the best threshold t (pair classification, 'cosine accuracy')."""
-    scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels).astype(bool)
-    if len(scores) != len(labels) or len(scores) == 0:
-        raise ValueError(f"{len(scores)} scores for {len(labels)} labels")
-    order = np.argsort(-scores, kind="stable")
-    s, y = scores[order], labels[order]
-    # predicting the first i items positive: correct = positives among them + negatives after them
-    correct = np.concatenate([[0], np.cumsum(y)]) + np.concatenate([[(~y).sum()], (~y).sum() - np.cumsum(~y)])
-    cut = np.concatenate([[True], s[1:] != s[:-1], [True]])  # a threshold cannot split tied scores
-    return float(correct[cut].max() / len(s))
-
-
-def cosine_accuracy(a: np.ndarray, b: np.ndarray, labels: np.ndarray) -> float:
-    """Best-threshold accuracy of the cosine similarity of each pair (a_i, b_i)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    cos = (a * b).sum(1) / np.clip(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-12, None)
-    return best_threshold_accuracy(cos, labels)
-
-
 def pca_variance_curve(vectors: np.ndarray, components: int | None = None) -> np.ndarray:
-    """Cumulative share of variance explained by the first 1..components principal components."""
+    """Cumulative share of variance explained by the first 1..components principal components (scikit-learn PCA)."""
+    from sklearn.decomposition import PCA
+
     x = np.asarray(vectors, dtype=np.float64)
-    x = x - x.mean(0)
-    gram = x.T @ x if x.shape[0] >= x.shape[1] else x @ x.T  # same non-zero eigenvalues, the smaller matrix
-    variances = np.clip(np.linalg.eigvalsh(gram)[::-1], 0, None)
-    total = variances.sum()
-    if total == 0:
+    if np.allclose(x, x[0]):
         raise ValueError("all vectors are identical; explained variance is undefined")
-    return np.minimum(np.cumsum(variances)[: components or len(variances)] / total, 1.0)  # no 1 + 1e-16
+    solver = "covariance_eigh" if x.shape[0] > x.shape[1] else "full"  # eigh of d × d: fast for many vectors
+    ratios = PCA(n_components=min(x.shape), svd_solver=solver).fit(x).explained_variance_ratio_
+    return np.minimum(np.cumsum(ratios)[: components or len(ratios)], 1.0)
 
 
 def anisotropy(vectors: np.ndarray, components: int = 50) -> float:
