@@ -50,12 +50,13 @@ def user_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
         from semcse.runtime import RayUnavailable
 
         try:
             return func(*args, **kwargs)
-        except (ConfigError, CorpusError, RayUnavailable, FileNotFoundError) as exc:
+        except (ConfigError, CorpusError, GeneratedDataError, RayUnavailable, FileNotFoundError) as exc:
             err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
             raise typer.Exit(2) from None
 
@@ -325,7 +326,7 @@ def generate(
     table = Table(title=f"generate {report.task} ({report.engine})")
     table.add_column("outcome")
     table.add_column("value", justify="right")
-    table.add_row("shards written / skipped", f"{report.shards_written:,} / {report.shards_skipped:,}")
+    table.add_row("units generated / reused", f"{report.units:,} / {report.units_reused:,}")
     for name in ("ok", "not_applicable", "rejected", "retried"):
         table.add_row(name, f"{int(metrics.get(f'count.{name}', 0)):,}")
     table.add_row("truncated abstracts", f"{int(metrics.get('truncated_units', 0)):,}")

@@ -95,6 +95,8 @@ class GenerationConfig(Section):
     `model` is a local directory (transformers, vllm) or the name the server serves (http);
     `tokenizer` is a local tokenizer used for token counting and truncation when `model` is not a
     local directory. `aspect_pack` is a pack name from jobs/configs/aspects/ or a YAML path.
+    `combine_settings` lets every reader of generated outputs accept a directory holding outputs
+    of several settings (two models, changed prompts); by default they refuse such a mix.
     """
 
     task: Literal["summaries", "aspects", "queries", "judgements"] = "summaries"
@@ -103,6 +105,7 @@ class GenerationConfig(Section):
     tokenizer: str | None = None
     out: str | None = None
     limit: int | None = Field(None, gt=0)
+    combine_settings: bool = False
     prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUMMARY_PROMPTS))
     samples_per_prompt: int = Field(3, gt=0)
     aspect_pack: str | None = None

@@ -31,7 +31,7 @@ def test_text_tasks_write_the_texts_contract(ray_cluster, gen_config, task):
 
     out = Path(cfg.generation.out)
     rows = assert_complete(out, TEXT_KEYS, expected, TEXTS_SCHEMA)
-    assert report.shards_total == 2 and report.shards_written == 2 and report.shards_skipped == 0
+    assert report.shards_total == 2 and report.shards_written == 2 and report.units_reused == 0
     counts = report.metrics
     assert counts["count.ok"] + counts["count.not_applicable"] + counts["count.rejected"] == expected
     assert report.rows_written == len(rows) and report.rejects_written == expected - len(rows)

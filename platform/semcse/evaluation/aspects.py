@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from semcse.config import RunConfig
+from semcse.data.generated import read_judgements, read_texts
 from semcse.evaluation import metrics
 from semcse.evaluation.embed import ModelEmbeddings, ModelRef, embed_sets
 from semcse.evaluation.inputs import (
@@ -31,9 +32,7 @@ from semcse.evaluation.inputs import (
     judgement_matrix,
     load_corpus,
     paper_text,
-    read_judgements,
     read_pairwise,
-    read_texts,
     text_set,
 )
 from semcse.evaluation.results import SuiteResult
@@ -56,13 +55,14 @@ def ground_truth(data: str | Path, cfg: RunConfig) -> tuple[pd.DataFrame, pd.Dat
             "or --set evaluation.judgements=JUDGEMENTS.parquet with a corpus"
         )
     frame = load_corpus(data, cfg)
+    combine = cfg.generation.combine_settings
     abstracts = text_set(frame["id"], paper_text(frame))
     summaries = pd.DataFrame(columns=["id", "kind", "text"])
     if cfg.evaluation.texts:
-        texts = read_texts(cfg.evaluation.texts)
+        texts = read_texts(cfg.evaluation.texts, combine)
         summaries = texts[texts["kind"].str.startswith("aspect:")]
         summaries = summaries.sort_values(["id", "sample"] if "sample" in summaries else ["id"])
-    return abstracts, read_judgements(cfg.evaluation.judgements), summaries
+    return abstracts, read_judgements(cfg.evaluation.judgements, combine), summaries
 
 
 def summary_pairs(summaries: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:

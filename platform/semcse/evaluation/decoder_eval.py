@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from semcse.config import RunConfig
 from semcse.maps import layout
@@ -140,6 +139,7 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
 
     The split is the corpus-wide hash split decoder training used, so these are abstracts it never saw.
     """
+    from semcse.data.generated import read_texts
     from semcse.data.io import read_corpus
     from semcse.data.split import split_of
     from semcse.evaluation.embed import encode_aspects
@@ -150,7 +150,7 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     settings, corpus = cfg.decoder, cfg.corpus
     if not corpus.path:
         raise ValueError("the decoder suite predicts each embedding from its abstract: set corpus.path (--set)")
-    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
+    groups = summaries_by_id(read_texts(settings.texts, cfg.generation.combine_settings), kind)
     test = {
         key: texts
         for key, texts in groups.items()

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from semcse.config import RunConfig
+from semcse.data.generated import read_texts
 from semcse.data.io import read_corpus
 from semcse.data.sentences import split_sentences
 from semcse.data.split import split_of, unit_hash
@@ -134,20 +135,6 @@ def text_set(ids: pd.Series | list[str], texts: pd.Series | list[str]) -> pd.Dat
     return frame[frame["text"].str.strip() != ""].reset_index(drop=True)
 
 
-def read_texts(path: str | Path) -> pd.DataFrame:
-    """Generated texts (DESIGN "texts" contract); `applicable == False` rows are dropped, not embedded."""
-    path = Path(path)
-    if not path.exists():
-        raise EvaluationDataError(f"texts not found: {path}")
-    frame = pd.read_parquet(path)
-    missing = {"id", "kind", "text"} - set(frame.columns)
-    if missing:
-        raise EvaluationDataError(f"{path}: not a texts file, missing column(s) {sorted(missing)}")
-    if "applicable" in frame.columns:
-        frame = frame[frame["applicable"].fillna(True).astype(bool)]
-    return frame.assign(id=frame["id"].astype(str))
-
-
 def queries_from(frame: pd.DataFrame, cfg: RunConfig, source: str | Path) -> pd.DataFrame | None:
     """(id, text) of one query per paper: generated `kind='query'` texts, or a text column (e.g. `tldr`)."""
     if cfg.evaluation.query_col:
@@ -156,7 +143,7 @@ def queries_from(frame: pd.DataFrame, cfg: RunConfig, source: str | Path) -> pd.
             raise EvaluationDataError(f"{source}: query column {column!r} not in {list(frame.columns)}")
         return text_set(frame["id"], frame[column].fillna(""))
     if cfg.evaluation.texts:
-        texts = read_texts(cfg.evaluation.texts)
+        texts = read_texts(cfg.evaluation.texts, cfg.generation.combine_settings)
         queries = texts[texts["kind"] == "query"].sort_values(["id", "sample"] if "sample" in texts else ["id"])
         queries = queries.drop_duplicates("id")
         return text_set(queries["id"], queries["text"]) if len(queries) else None
@@ -255,15 +242,3 @@ def _meta(sample: dict) -> dict:
         except (ValueError, SyntaxError):
             return {}
     return meta if isinstance(meta, dict) else {}
-
-
-def read_judgements(path: str | Path) -> pd.DataFrame:
-    """Generated judgements (DESIGN "judgements" contract: a, b, aspect, score)."""
-    path = Path(path)
-    if not path.exists():
-        raise EvaluationDataError(f"judgements not found: {path}")
-    frame = pd.read_parquet(path)
-    missing = {"a", "b", "aspect", "score"} - set(frame.columns)
-    if missing:
-        raise EvaluationDataError(f"{path}: not a judgements file, missing column(s) {sorted(missing)}")
-    return frame.assign(a=frame["a"].astype(str), b=frame["b"].astype(str))

@@ -1,12 +1,15 @@
-"""The generation run: corpus → content-keyed shards → Ray Data (requests → engine) → Parquet shards.
+"""The generation run: corpus → units not yet done → Ray Data (requests → engine) → Parquet shards.
 
-The driver plans shards of `shard_rows` units, skips those already on disk (resume), streams the
-rest through Ray Data and writes each shard the moment its last sample is parsed, so memory holds
-only shards in flight. Unparsable answers are retried up to `max_json_retries` times, then
+Work is keyed by unit (an abstract, or a pair for judgements) and by the run's settings: the
+directory's manifest (`data.generated`) says which units are finished under which settings, so a
+rerun generates only the rest, whatever `--limit`, shard size or corpus order the earlier run had.
+The driver cuts the remaining units into shards of `shard_rows`, streams them through Ray Data and
+writes each shard the moment its last sample is parsed, then records it in the manifest, so memory
+holds only shards in flight. Unparsable answers are retried up to `max_json_retries` times, then
 recorded as rejects with their raw output: in place by engines that can (the transformers actor
-holds its model), else in further rounds restricted to the failing samples. A
-shard is written only when every sample has a final outcome, rejects file first, so a crash at
-any point loses at most unfinished shards and a rerun duplicates nothing.
+holds its model), else in further rounds restricted to the failing samples; the units of a shard
+that are already final are written at once and only the failing units wait for their retry. A
+crash loses at most unfinished units, and a rerun duplicates nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
+from semcse.data.generated import Manifest, describe_settings, settings_key, unit_hash
 from semcse.data.io import read_corpus
-from semcse.data.shards import content_key, finished_keys, write_shard
+from semcse.data.shards import content_key, write_shard
 from semcse.generation.engines import apply_engine, request_stage_resources, retries_in_place
 from semcse.generation.parsing import Parsed
 from semcse.generation.stages import ONLY, SHARD, build_requests
@@ -43,15 +47,15 @@ SampleKey = tuple[str, str, int]
 
 @dataclass
 class GenerationReport:
-    """What a run did; `shards_skipped` are shards a previous run had already finished."""
+    """What a run did; `units_reused` are units a previous run had already finished with these settings."""
 
     task: str
     engine: str
     model: str
     out: str
     units: int
+    units_reused: int
     shards_total: int
-    shards_skipped: int
     shards_written: int = 0
     rows_written: int = 0
     rejects_written: int = 0
@@ -70,6 +74,7 @@ class Shard:
 
     key: str
     units: pd.DataFrame
+    hashes: dict[str, str]
     pending: int = 0
     results: dict[SampleKey, tuple[Parsed, str, int]] = field(default_factory=dict)
     retry: dict[str, dict[str, list[int]]] = field(default_factory=dict)
@@ -92,12 +97,14 @@ def engine_model(gen: GenerationConfig, tracking: TrackingConfig) -> str:
     return model
 
 
-def plan_shards(units: pd.DataFrame, task: Task, settings: dict[str, Any], shard_rows: int) -> list[Shard]:
+def plan_shards(units: pd.DataFrame, settings: dict[str, Any], shard_rows: int) -> list[Shard]:
     """Cut units into shards keyed by their content plus everything that shapes the output."""
     shards = []
     for start in range(0, len(units), shard_rows):
         chunk = units.iloc[start : start + shard_rows].reset_index(drop=True)
-        shards.append(Shard(content_key(chunk.to_dict("records"), settings), chunk))
+        records = chunk.to_dict("records")
+        hashes = {str(r[UNIT]): unit_hash(r) for r in records}
+        shards.append(Shard(content_key(records, settings), chunk, hashes))
     return shards
 
 
@@ -123,36 +130,49 @@ class Generation:
         self.samples_logged: list[dict[str, Any]] = []
         self.prompt_order = {pid: i for i, pid in enumerate(self.task.samples())}
         self.rounds = 1 if retries_in_place(self.gen) else self.gen.max_json_retries + 1
+        self.settings = run_settings(self.gen, self.task, self.model)
+        self.settings_key = settings_key(self.settings)
+        self.manifest = Manifest.load(self.out)
+        self.in_flight: dict[str, Shard] = {}
 
-    def plan(self) -> tuple[list[Shard], int]:
+    def plan(self) -> tuple[list[Shard], int, int]:
+        """Shards of the units not finished under these settings; also the number of units and of reused ones."""
         corpus = read_corpus(self.cfg.corpus.path, self.cfg.corpus)
         if self.gen.limit:
             corpus = corpus.head(self.gen.limit)
         units = self.task.units(corpus)
-        shards = plan_shards(units, self.task, run_settings(self.gen, self.task, self.model), self.gen.shard_rows)
-        done = finished_keys(self.out)
-        todo = [s for s in shards if s.key not in done]
+        finished = self.manifest.finished_units(self.settings_key)
+        done = [finished.get(str(r[UNIT])) == unit_hash(r) for r in units.to_dict("records")]
+        todo = plan_shards(units[[not d for d in done]], self.settings, self.gen.shard_rows)
         if todo:
             self.check_context(todo[0].units.iloc[0].to_dict())
-        return todo, len(shards)
+        others = {k: s for k, s in self.manifest.used_settings().items() if k != self.settings_key}
+        if others:
+            log.warning(
+                "%s also holds outputs of other settings (%s); readers refuse to mix them unless "
+                "generation.combine_settings=true",
+                self.out,
+                "; ".join(describe_settings(s) for s in others.values()),
+            )
+        return todo, len(units), sum(done)
 
     def check_context(self, unit: dict[str, Any]) -> None:
         """Fail on the driver, with a config error, when the prompt alone leaves no room in the context."""
         self.task.requests(unit, TokenCounter(self.tokenizer), self.gen.max_model_len - self.gen.max_new_tokens)
 
     def run(self) -> GenerationReport:
-        todo, total = self.plan()
+        todo, units, reused = self.plan()
         report = GenerationReport(
             task=self.gen.task,
             engine=self.gen.engine,
             model=self.model,
             out=str(self.out),
-            units=sum(len(s.units) for s in todo),
-            shards_total=total,
-            shards_skipped=total - len(todo),
+            units=units - reused,
+            units_reused=reused,
+            shards_total=len(todo),
             exact_token_counts=self.tokenizer is not None,
         )
-        log.info("%d of %d shards to generate in %s", len(todo), total, self.out)
+        log.info("%d of %d units to generate (%d done earlier) in %s", units - reused, units, reused, self.out)
         tags = {"stage": "generation", "task": self.gen.task, "engine": self.gen.engine}
         with Tracker.start(self.cfg.tracking, run_name=f"generate-{self.gen.task}", tags=tags) as tracker:
             report.run_id = tracker.run_id
@@ -164,7 +184,7 @@ class Generation:
             report.metrics = self.stats.metrics()
             report.na_rate = self.stats.na_rates()
             tracker.log_metrics(
-                report.metrics | {"shards_written": report.shards_written, "shards_skipped": report.shards_skipped}
+                report.metrics | {"shards_written": report.shards_written, "units_reused": report.units_reused}
             )
             tracker.log_dict(self.samples_logged, "samples.json")
             tracker.log_dict(report.to_dict(), "report.json")
@@ -177,12 +197,12 @@ class Generation:
         for shard in todo:
             shard.pending = len(shard.units) * sum(wanted.values())
         frames = {s.key: s.units.assign(**{SHARD: s.key, ONLY: ""}) for s in todo}
-        in_flight = {s.key: s for s in todo}
+        self.in_flight = {s.key: s for s in todo}
         for attempt in range(self.rounds):
             if not frames:
                 break
-            held = self.round(frames, in_flight, attempt, report)
-            frames = {key: self.retry_units(in_flight[key]) for key in held}
+            held = self.round(frames, self.in_flight, attempt, report)
+            frames = {key: self.retry_units(self.in_flight[key]) for key in held}
 
     def round(self, frames: dict[str, pd.DataFrame], shards: dict[str, Shard], attempt: int, report) -> list[str]:
         """Stream one attempt through Ray Data; returns the shards held back for another attempt."""
@@ -237,15 +257,37 @@ class Generation:
         shard.pending -= 1
 
     def complete(self, shard: Shard, attempt: int, held: list[str], report: GenerationReport) -> None:
+        """Write the shard, or, when samples failed and rounds remain, its final units now and the rest later.
+
+        The failing units move to a retry shard of their own, so one bad sample never holds back the
+        other units of its shard (and a crash before the retry round loses only the failing units).
+        """
         invalid = [key for key, (parsed, _, _) in shard.results.items() if parsed.status == "invalid"]
-        if invalid and attempt < self.rounds - 1:
-            shard.retry = {}
-            for unit, prompt_id, sample in invalid:
-                shard.retry.setdefault(unit, {}).setdefault(prompt_id, []).append(sample)
-            shard.pending = len(invalid)
-            held.append(shard.key)
+        if not invalid or attempt == self.rounds - 1:
+            self.write(shard, report)
             return
-        self.write(shard, report)
+        retry: dict[str, dict[str, list[int]]] = {}
+        for unit, prompt_id, sample in invalid:
+            retry.setdefault(unit, {}).setdefault(prompt_id, []).append(sample)
+        failing = shard.units[UNIT].astype(str).isin(list(retry))
+        waiting = self.split(shard, failing)
+        waiting.retry, waiting.pending = retry, len(invalid)
+        if failing.all():
+            self.in_flight[shard.key] = waiting
+        else:
+            self.write(self.split(shard, ~failing), report)
+            self.in_flight.pop(shard.key, None)
+            self.in_flight[waiting.key] = waiting
+        held.append(waiting.key)
+
+    def split(self, shard: Shard, rows: pd.Series) -> Shard:
+        """The part of a shard made of some of its units, with their results so far (same key if it is all)."""
+        units = shard.units[rows.to_numpy()].reset_index(drop=True)
+        names = set(units[UNIT].astype(str))
+        key = shard.key if len(units) == len(shard.units) else content_key(units.to_dict("records"), self.settings)
+        part = Shard(key, units, {u: h for u, h in shard.hashes.items() if u in names})
+        part.results = {k: v for k, v in shard.results.items() if k[0] in names}
+        return part
 
     def retry_units(self, shard: Shard) -> pd.DataFrame:
         units = shard.units[shard.units[UNIT].isin(list(shard.retry))]
@@ -266,6 +308,8 @@ class Generation:
                 rows.append(self.task.row(unit, prompt_id, sample, parsed))
         write_shard(self.out / REJECTS_DIR, shard.key, pa.Table.from_pylist(rejects, schema=self.task.rejects_schema))
         write_shard(self.out, shard.key, pa.Table.from_pylist(rows, schema=self.task.schema))
+        self.manifest.record_settings(self.settings_key, self.settings)
+        self.manifest.record_shard(shard.key, self.settings_key, shard.hashes)
         room = self.gen.sample_artifact_rows - len(self.samples_logged)
         self.samples_logged.extend(rows[: max(room, 0)])
         report.shards_written += 1

@@ -78,16 +78,17 @@ def resolve_aspects(cfg: RunConfig, texts: pd.DataFrame) -> list[str]:
     return aspects
 
 
-def read_texts(path: str | None) -> pd.DataFrame:
+def read_texts(path: str | None, combine: bool = False) -> pd.DataFrame:
+    """Generated aspect texts through the one reader of the texts contract (`data.generated`)."""
+    from semcse.data.generated import GeneratedDataError
+    from semcse.data.generated import read_texts as read_generated_texts
+
     if not path:
         raise ConfigError("SemCSE-Multi needs generated aspect texts: pass --texts DIR (multi.texts)")
-    if not Path(path).exists():
-        raise ConfigError(f"generated texts not found: {path}")
-    frame = pd.read_parquet(path)
-    missing = {"id", "kind", "text"} - set(frame.columns)
-    if missing:
-        raise ConfigError(f"{path}: generated texts lack columns {sorted(missing)} (see DESIGN, texts)")
-    return frame.assign(id=frame["id"].astype(str))
+    try:
+        return read_generated_texts(path, combine)
+    except GeneratedDataError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 def stage_training(cfg: RunConfig, overrides: dict[str, Any], where: str, **fixed: Any) -> TrainingConfig:
@@ -134,7 +135,7 @@ def train_aspects(cfg: RunConfig) -> AspectsResult:
     from semcse.tracking import Tracker, tracking_uri
 
     multi = cfg.multi
-    texts = merge_kinds(read_texts(multi.texts), multi.merge)
+    texts = merge_kinds(read_texts(multi.texts, cfg.generation.combine_settings), multi.merge)
     aspects = resolve_aspects(cfg, texts)
     out = Path(multi.aspect_encoders or Path(cfg.run_dir) / "aspect-encoders")
     out.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ import pandas as pd
 import torch
 
 from semcse.config import CorpusConfig, DecoderConfig, RunConfig
+from semcse.data.generated import read_texts
 from semcse.models.decoder import EmbeddingDecoder
 from semcse.tracking import Tracker
 
@@ -289,9 +290,7 @@ def embedded_examples(cfg: RunConfig, kind: str) -> tuple[dict[str, DecoderExamp
     from semcse.models.encoder import TextEncoder
 
     settings = cfg.decoder
-    if not Path(settings.texts).exists():
-        raise FileNotFoundError(f"generated texts not found: {settings.texts}")
-    groups = summaries_by_id(pd.read_parquet(settings.texts), kind)
+    groups = summaries_by_id(read_texts(settings.texts, cfg.generation.combine_settings), kind)
     encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
     return split_examples(build_examples(groups, encoder.encode), cfg.corpus), encoder
 

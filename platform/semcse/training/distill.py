@@ -257,7 +257,8 @@ def prepare_distill(cfg: RunConfig, tc: TrainingConfig) -> DistillData:
             "distillation needs aspect encoders: pass --aspect-encoders DIR (semcse train-aspects)"
         )
     manifest = read_manifest(multi.aspect_encoders)
-    texts = read_texts(multi.texts) if multi.texts else read_texts(str(Path(multi.aspect_encoders) / MERGED_TEXTS))
+    combine = cfg.generation.combine_settings
+    texts = read_texts(multi.texts or str(Path(multi.aspect_encoders) / MERGED_TEXTS), combine)
     texts = merge_kinds(texts, multi.merge)
     aspects = (
         [a for a in resolve_aspects(cfg, texts) if a in manifest]
@@ -294,7 +295,8 @@ def _direct_data(cfg: RunConfig, tc: TrainingConfig, corpus: pd.DataFrame, split
     multi = cfg.multi
     if tc.num_workers != 1:
         raise TrainingSetupError("the direct ablation trains on one worker: set multi.distill.num_workers=1")
-    texts = keep_well_covered(merge_kinds(read_texts(multi.texts), multi.merge), multi.min_summaries)
+    texts = read_texts(multi.texts, cfg.generation.combine_settings)
+    texts = keep_well_covered(merge_kinds(texts, multi.merge), multi.min_summaries)
     aspects = resolve_aspects(cfg, texts)
     pools = summaries_by_aspect(texts, aspects)
     frame = corpus[split == "train"]

@@ -93,7 +93,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
         raise TrainingSetupError(
             f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
         ) from exc
-    texts = _read_texts(tc.texts, tc.pairs) if needs_texts(tc.pairs) else None
+    texts = _read_texts(tc.texts, tc.pairs, cfg.generation.combine_settings) if needs_texts(tc.pairs) else None
     if tc.train_fraction < 1:
         train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
     train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
@@ -125,16 +125,15 @@ def _build_scratch(cfg: RunConfig, train_corpus: pd.DataFrame) -> TrainingConfig
     return tc.model_copy(update={"base_model": str(out)})
 
 
-def _read_texts(path: str | None, mode: str) -> pd.DataFrame:
+def _read_texts(path: str | None, mode: str, combine: bool) -> pd.DataFrame:
+    from semcse.data.generated import GeneratedDataError, read_texts
+
     if not path:
         raise TrainingSetupError(f"pairs mode {mode!r} trains on generated texts; pass --texts DIR")
-    if not Path(path).exists():
-        raise TrainingSetupError(f"generated texts not found: {path}")
-    frame = pd.read_parquet(path)
-    missing = {"id", "kind", "text"} - set(frame.columns)
-    if missing:
-        raise TrainingSetupError(f"{path}: generated texts lack columns {sorted(missing)} (see DESIGN, texts)")
-    return frame
+    try:
+        return read_texts(path, combine)
+    except GeneratedDataError as exc:
+        raise TrainingSetupError(str(exc)) from exc
 
 
 def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:

@@ -1,0 +1,160 @@
+"""Generated outputs (the DESIGN "texts" and "judgements" contracts): their manifest and their one reader.
+
+A generation directory holds `part-<key>.parquet` shards and `_manifest.jsonl`, an append-only log:
+one `settings` line per distinct generation setup (model, engine, prompts, sampling…) and one
+`shard` line per finished shard, naming the settings it was made with and the units (abstracts or
+pairs, each with a hash of its text) it covers. Work is keyed by unit, not by a shard's position,
+so a rerun after `--limit 8` reuses those 8 abstracts and a reordered corpus regenerates nothing.
+
+Readers see only the shards the manifest names, so stray files never leak in; they refuse a
+directory holding outputs of different settings (two models, changed prompts) unless asked to
+combine them, and they refuse duplicated rows (the same id, kind, prompt and sample twice).
+Appending a line is atomic enough for a log: a torn last line (a crash mid-write) is ignored, and
+the shard it announced is simply generated again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from semcse.data.shards import content_key, shard_path
+
+MANIFEST = "_manifest.jsonl"
+TEXT_COLUMNS = ("id", "kind", "text")
+TEXT_IDENTITY = ("id", "kind", "prompt_id", "sample")
+JUDGEMENT_COLUMNS = ("a", "b", "aspect", "score")
+JUDGEMENT_IDENTITY = ("a", "b", "aspect")
+
+
+class GeneratedDataError(ValueError):
+    """Generated outputs that cannot be used as they are (missing, mixed settings, duplicated rows)."""
+
+
+def settings_key(settings: dict[str, Any]) -> str:
+    return content_key([], settings)
+
+
+def unit_hash(unit: dict[str, Any]) -> str:
+    """A short hash of a unit's content (its texts), so an edited abstract counts as new work."""
+    return content_key([unit], length=12)
+
+
+@dataclass
+class Manifest:
+    """What a generation directory holds: settings by key, and per settings the finished shards and units."""
+
+    directory: Path
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shards: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Manifest:
+        manifest = cls(Path(directory))
+        path = manifest.path
+        if not path.is_file():
+            return manifest
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line: its shard is not counted and will be generated again
+            if entry.get("type") == "settings":
+                manifest.settings[entry["key"]] = entry["settings"]
+            elif entry.get("type") == "shard" and shard_path(manifest.directory, entry["key"]).is_file():
+                manifest.shards[entry["key"]] = entry
+        return manifest
+
+    @property
+    def path(self) -> Path:
+        return self.directory / MANIFEST
+
+    def finished_units(self, key: str) -> dict[str, str]:
+        """{unit: content hash} of every unit finished under the settings `key`."""
+        units: dict[str, str] = {}
+        for shard in self.shards.values():
+            if shard["settings"] == key:
+                units.update(shard["units"])
+        return units
+
+    def record_settings(self, key: str, settings: dict[str, Any]) -> None:
+        if key not in self.settings:
+            self._append({"type": "settings", "key": key, "settings": settings})
+            self.settings[key] = settings
+
+    def record_shard(self, shard: str, key: str, units: dict[str, str]) -> None:
+        entry = {"type": "shard", "key": shard, "settings": key, "units": units}
+        self._append(entry)
+        self.shards[shard] = entry
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, sort_keys=True, default=str) + "\n")
+            handle.flush()
+
+    def used_settings(self) -> dict[str, dict[str, Any]]:
+        """The settings that at least one finished shard was made with."""
+        return {key: self.settings.get(key, {}) for key in dict.fromkeys(s["settings"] for s in self.shards.values())}
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={settings[k]}" for k in ("task", "model", "engine", "temperature") if k in settings)
+
+
+def read_generated(
+    path: str | Path, columns: Iterable[str], identity: Iterable[str], combine: bool = False
+) -> pd.DataFrame:
+    """Rows of a generation directory (what its manifest names) or of one Parquet file, validated.
+
+    Raises `GeneratedDataError` when the path is missing, lacks the contract's columns, mixes the
+    outputs of different settings (unless `combine`), or holds the same identity twice.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise GeneratedDataError(f"generated outputs not found: {path}")
+    if path.is_dir():
+        manifest = Manifest.load(path)
+        if not manifest.shards:
+            raise GeneratedDataError(
+                f"{path}: no finished shards listed in its {MANIFEST}; write it with `semcse generate --out {path}`"
+            )
+        used = manifest.used_settings()
+        if len(used) > 1 and not combine:
+            listed = "; ".join(f"[{key}] {describe_settings(s)}" for key, s in used.items())
+            raise GeneratedDataError(
+                f"{path} holds outputs of {len(used)} different generation settings ({listed}); use one "
+                "directory per setting, or combine them on purpose with --set generation.combine_settings=true"
+            )
+        frame = pd.concat([pd.read_parquet(shard_path(path, key)) for key in manifest.shards], ignore_index=True)
+    else:
+        frame = pd.read_parquet(path)
+    missing = sorted(set(columns) - set(frame.columns))
+    if missing:
+        raise GeneratedDataError(f"{path}: not generated outputs of this kind, missing column(s) {missing}")
+    keys = [c for c in identity if c in frame.columns]
+    duplicated = frame.duplicated(keys, keep=False)
+    if duplicated.any():
+        example = frame.loc[duplicated, keys].iloc[0].to_dict()
+        raise GeneratedDataError(
+            f"{path}: {int(duplicated.sum())} rows share their identity {tuple(keys)}, e.g. {example}; "
+            "each generated sample must appear once"
+        )
+    return frame
+
+
+def read_texts(path: str | Path, combine: bool = False) -> pd.DataFrame:
+    """Generated texts (id, kind, prompt_id, sample, text, …) with string ids; see `read_generated`."""
+    frame = read_generated(path, TEXT_COLUMNS, TEXT_IDENTITY, combine)
+    return frame.assign(id=frame["id"].astype(str))
+
+
+def read_judgements(path: str | Path, combine: bool = False) -> pd.DataFrame:
+    """Generated pairwise judgements (a, b, aspect, score) with string ids; see `read_generated`."""
+    frame = read_generated(path, JUDGEMENT_COLUMNS, JUDGEMENT_IDENTITY, combine)
+    return frame.assign(a=frame["a"].astype(str), b=frame["b"].astype(str))
