@@ -80,13 +80,22 @@ class TrackingConfig(Section):
 
 
 class HttpEngineConfig(Section):
-    """An OpenAI-compatible server; the key is read from the named environment variable (none sent if unset)."""
+    """An OpenAI-compatible server; the key is read from the named environment variable (none sent if unset).
+
+    `max_in_flight` is per actor (`generation.concurrency` actors); `qps` is the global rate over
+    all actors (None: unlimited). 429, 5xx, timeouts and dropped connections are retried
+    `max_retries` times, waiting `backoff_s`, then twice as long each time up to `max_backoff_s`;
+    a request that still fails is quarantined with its status and body, and the run goes on.
+    """
 
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(3, ge=0)
-    qps: int | None = Field(None, gt=0)
+    backoff_s: float = Field(1.0, ge=0)
+    max_backoff_s: float = Field(30.0, ge=0)
+    max_in_flight: int = Field(32, gt=0)
+    qps: float | None = Field(None, gt=0)
 
 
 class GenerationConfig(Section):

@@ -10,12 +10,14 @@ from __future__ import annotations
 import socket
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
 
@@ -66,7 +68,24 @@ def build_app():
         calls["completions"] += 1
         return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
 
+    @app.post("/faulty/v1/completions")
+    async def faulty(request: Request):
+        """Per prompt, always the same fate: a 500, a 400 with a JSON error, a 200 that is not JSON, or an answer."""
+        body = await request.json()
+        fate = FATES[zlib.crc32(body["prompt"].encode()) % len(FATES)]
+        calls[f"faulty:{fate}"] += 1
+        if fate == "500":
+            return PlainTextResponse("upstream model crashed", status_code=500)
+        if fate == "400":
+            return JSONResponse({"error": {"message": "prompt too long for this model"}}, status_code=400)
+        if fate == "garbage":
+            return PlainTextResponse("<html>proxy error</html>", status_code=200)
+        return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
+
     return app
+
+
+FATES = ("500", "400", "garbage", "ok")
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +161,34 @@ def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, 
     assert (rows["engine"] == "http").all() and (rows["model"] == "canned-model").all()
     assert calls["completions"] - before == 4 * 2, "one request per prompt carries all its samples"
     assert report.exact_token_counts and report.metrics["truncated_units"] == 4
+
+
+@pytest.mark.slow
+def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_config, openai_server, prompt_lm_dir):
+    """500s (retried, then given up), 400s, non-JSON bodies: each sample ends as a row or a reject with its reason."""
+    base_url, calls = openai_server
+    cfg = gen_config(
+        "generation.engine=http",
+        "generation.model=canned-model",
+        f"generation.tokenizer={prompt_lm_dir}",
+        f"generation.http.base_url={base_url.removesuffix('/v1')}/faulty/v1",
+        "generation.http.max_retries=2",
+        "generation.http.backoff_s=0",
+        "generation.limit=8",
+        "generation.max_model_len=96",
+    )
+    report = run_generation(cfg)
+    out = Path(cfg.generation.out)
+    rows = assert_complete(out, ["id", "prompt_id", "sample"], 8 * 2 * 2, TEXTS_SCHEMA)
+    _, rejects = outputs(out)
+    fates = {fate: calls[f"faulty:{fate}"] for fate in FATES}
+    assert all(fates.values()), f"every kind of answer was exercised: {fates}"
+    assert fates["500"] % 3 == 0, "a 500 is retried twice before the request is given up"
+    assert len(rows) == 2 * fates["ok"] and set(rows["text"]) == {"the soil effects of invasive plants."}
+    reasons = Counter(
+        r.split(":")[1].strip().split(" ")[0] if "gave up" not in r else "500" for r in rejects["reason"]
+    )
+    assert reasons == {"500": 2 * fates["500"] // 3, "http": 2 * (fates["400"] + fates["garbage"])}
+    assert any("http 400: " in r and "prompt too long" in r for r in rejects["reason"])
+    assert any("not JSON" in r and "proxy error" in r for r in rejects["reason"])
+    assert report.metrics["count.rejected"] == len(rejects) and report.metrics["count.ok"] == len(rows)

@@ -90,9 +90,10 @@ def multi_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     attrs = attributes()
     corpus = corpus_frame(attrs)
     corpus.to_parquet(root / "corpus.parquet", index=False)
-    (root / "texts").mkdir()
+    from semcse.data.generated import write_generated
+
     texts = texts_frame(attrs)
-    texts.to_parquet(root / "texts" / "part-00000.parquet", index=False)
+    write_generated(root / "texts", texts, {"task": "aspects", "model": "synthetic"})
     attrs.to_parquet(root / "attributes.parquet", index=False)
     ids = attrs["id"].tolist()
     judgements = [

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from semcse.config import RunConfig, load_config
 from semcse.data.schema import TEXTS_SCHEMA
@@ -53,9 +52,11 @@ def _row(row_id: str, kind: str, prompt_id: str, sample: int, text: str, applica
 @pytest.fixture(scope="session")
 def texts_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: list[dict]) -> Path:
     """A generated-texts directory (DESIGN texts contract) built from the sample corpus."""
+    from semcse.data.generated import write_generated
+
     out = tmp_path_factory.mktemp("texts")
     table = pa.Table.from_pylist(synthetic_texts(sample_records), schema=TEXTS_SCHEMA)
-    pq.write_table(table, out / "part-00000.parquet")
+    write_generated(out, table.to_pandas(), {"task": "summaries", "model": "synthetic"})
     return out
 
 

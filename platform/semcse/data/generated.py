@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from semcse.data.shards import content_key, shard_path
+from semcse.data.shards import content_key, shard_path, write_shard
 
 MANIFEST = "_manifest.jsonl"
 TEXT_COLUMNS = ("id", "kind", "text")
@@ -101,6 +101,25 @@ class Manifest:
     def used_settings(self) -> dict[str, dict[str, Any]]:
         """The settings that at least one finished shard was made with."""
         return {key: self.settings.get(key, {}) for key in dict.fromkeys(s["settings"] for s in self.shards.values())}
+
+
+def write_generated(
+    directory: str | Path, frame: pd.DataFrame, settings: dict[str, Any], unit_column: str = "id"
+) -> Path:
+    """Add outputs made elsewhere (another tool, a test) to a generation directory, manifest and all.
+
+    The rows become one shard; each distinct `unit_column` value is a finished unit under `settings`.
+    """
+    import pyarrow as pa
+
+    records = frame.to_dict("records")
+    key = content_key(records, settings)
+    path = write_shard(directory, key, pa.Table.from_pandas(frame, preserve_index=False))
+    units = {str(unit): content_key(group.to_dict("records"), length=12) for unit, group in frame.groupby(unit_column)}
+    manifest = Manifest.load(directory)
+    manifest.record_settings(settings_key(settings), settings)
+    manifest.record_shard(key, settings_key(settings), units)
+    return path
 
 
 def describe_settings(settings: dict[str, Any]) -> str:

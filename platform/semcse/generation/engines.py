@@ -4,8 +4,9 @@
   batches, and the samples of one prompt as one call with `num_return_sequences`. It retries
   unparsable answers in place, with the model it already holds, so no retry round has to start
   actors and load the model again.
-- `http`: `ray.data.llm.HttpRequestProcessorConfig` against any OpenAI-compatible server; the
-  samples of one prompt are one request with `n`.
+- `http`: our own actor (`http_engine.HttpGenerator`) against any OpenAI-compatible server: the
+  samples of one prompt are one request with `n`, many requests in flight per actor, backoff on
+  overload, and failed requests returned as error rows (quarantined) instead of ending the run.
 - `vllm`: `ray.data.llm.vLLMEngineProcessorConfig` (GPU). Ray's vLLM stage returns only the first
   completion of a request, so a request with `n` samples would lose samples; instead each sample
   is its own row, adjacent to its siblings, and vLLM's prefix cache (on by default) serves the
@@ -15,8 +16,6 @@
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -180,40 +179,6 @@ def _sampling(cfg: GenerationConfig) -> dict[str, Any]:
     return {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens}
 
 
-def _http_payload(row: dict[str, Any], model: str, sampling: dict[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model, "n": len(row["samples"]), **sampling}
-    if row["chat"]:
-        messages = [{"role": "system", "content": row["system"]}] if row["system"] else []
-        body["messages"] = [*messages, {"role": "user", "content": row["prompt"]}]
-    else:
-        body["prompt"] = row["prompt"]
-    return {**request_meta(row), "chat": bool(row["chat"]), "payload": body}
-
-
-def _choice_text(choice: dict[str, Any], chat: bool) -> str:
-    if chat:
-        return (choice.get("message") or {}).get("content") or ""
-    return choice.get("text") or ""
-
-
-def _from_http(row: dict[str, Any]) -> dict[str, Any]:
-    """OpenAI response → raws in choice order; token counts from `usage` (what the server actually did)."""
-    response = row["http_response"]
-    choices = sorted(response.get("choices") or [], key=lambda c: c.get("index", 0))
-    raws = [_choice_text(c, bool(row["chat"])) for c in choices]
-    usage = response.get("usage") or {}
-    wanted = len(row["samples"])
-    error = "" if len(raws) >= wanted else f"server returned {len(raws)} of {wanted} choices: {str(response)[:300]}"
-    return {
-        **request_meta(row),
-        "raws": raws[:wanted],
-        "attempts": [1] * wanted,
-        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-        "generated_tokens": int(usage.get("completion_tokens") or 0),
-        "error": error,
-    }
-
-
 def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
     meta = request_meta(row)
     rest = {"chat": bool(row["chat"]), "system": row["system"], "prompt": row["prompt"]}
@@ -242,21 +207,6 @@ def _from_vllm(row: dict[str, Any]) -> dict[str, Any]:
         "generated_tokens": int(row.get("num_generated_tokens") or 0),
         "error": error,
     }
-
-
-def http_headers(cfg: GenerationConfig) -> dict[str, str]:
-    key = os.environ.get(cfg.http.api_key_env)
-    return {"Authorization": f"Bearer {key}"} if key else {}
-
-
-def http_url(cfg: GenerationConfig, chat: bool) -> str:
-    return cfg.http.base_url.rstrip("/") + ("/chat/completions" if chat else "/completions")
-
-
-def _session_factory(timeout_s: float) -> Callable[[], Any]:
-    import aiohttp
-
-    return functools.partial(aiohttp.ClientSession, timeout=aiohttp.ClientTimeout(total=timeout_s))
 
 
 def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
@@ -302,22 +252,24 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             num_gpus=cfg.num_gpus_per_actor,
         )
     if cfg.engine == "http":
-        from ray.data.llm import HttpRequestProcessorConfig, build_processor
+        from ray.data import ActorPoolStrategy
 
-        processor = build_processor(
-            HttpRequestProcessorConfig(
-                url=http_url(cfg, task.chat),
-                headers=http_headers(cfg),
-                batch_size=cfg.batch_size,
-                concurrency=cfg.concurrency,
-                max_retries=cfg.http.max_retries,
-                qps=cfg.http.qps,
-                session_factory=_session_factory(cfg.http.timeout_s),
-            ),
-            preprocess=functools.partial(_http_payload, model=model, sampling=_sampling(cfg)),
-            postprocess=_from_http,
+        from semcse.generation.http_engine import HttpGenerator
+
+        results = ds.map_batches(
+            HttpGenerator,
+            fn_constructor_kwargs={
+                "cfg": cfg,
+                "model": model,
+                "sampling": _sampling(cfg),
+                "chat": task.chat,
+                "actors": cfg.concurrency,
+            },
+            batch_size=max(cfg.batch_size, cfg.http.max_in_flight),
+            batch_format="pandas",
+            compute=ActorPoolStrategy(size=cfg.concurrency),
+            num_cpus=LIGHT_TASK_CPUS,
         )
-        results = processor(ds)
     else:
         from ray.data.llm import build_processor
 
