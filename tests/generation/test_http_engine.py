@@ -7,7 +7,13 @@ one that is always garbage (rejected with its raw output after the retries).
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -18,6 +24,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
+from semcse.config import DEFAULT_SUMMARY_PROMPTS
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
 
@@ -66,6 +73,13 @@ def build_app():
     async def completions(request: Request) -> dict:
         body = await request.json()
         calls["completions"] += 1
+        return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
+
+    @app.post("/slow/v1/completions")
+    async def slow(request: Request) -> dict:
+        """A loaded server: each answer takes a while, so a run is still going when the test kills it."""
+        body = await request.json()
+        await asyncio.sleep(0.4)
         return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
 
     @app.post("/faulty/v1/completions")
@@ -192,3 +206,52 @@ def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_conf
     assert any("http 400: " in r and "prompt too long" in r for r in rejects["reason"])
     assert any("not JSON" in r and "proxy error" in r for r in rejects["reason"])
     assert report.metrics["count.rejected"] == len(rejects) and report.metrics["count.ok"] == len(rows)
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config, openai_server, prompt_lm_dir):
+    """`semcse generate` in its own process, SIGKILLed after two units are on disk; the rerun does the rest."""
+    import ray
+    from semcse.data.generated import Manifest, read_texts
+
+    base_url, _ = openai_server
+    flags = [
+        f"generation.prompts={json.dumps(DEFAULT_SUMMARY_PROMPTS[:2])}",
+        "generation.samples_per_prompt=2",
+        "generation.max_new_tokens=12",
+        "generation.engine=http",
+        "generation.model=canned-model",
+        f"generation.tokenizer={prompt_lm_dir}",
+        f"generation.http.base_url={base_url.removesuffix('/v1')}/slow/v1",
+        "generation.http.max_in_flight=1",
+        "generation.batch_size=2",
+        "generation.shard_rows=1",
+        "generation.limit=8",
+        "generation.max_model_len=96",
+    ]
+    cfg = gen_config(*flags)
+    out = Path(cfg.generation.out)
+    command = [str(Path(sys.executable).parent / "semcse"), "generate", "--corpus", str(cfg.corpus.path)]
+    command += [arg for flag in [*flags, f"generation.out={out}", "tracking.enabled=false"] for arg in ("--set", flag)]
+    env = os.environ | {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+    process = subprocess.Popen(
+        command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 240
+    try:
+        while len(Manifest.load(out).shards) < 2:
+            assert process.poll() is None, process.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "the run wrote no shards"
+            time.sleep(0.2)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    on_disk = Manifest.load(out)
+    done = {unit for shard in on_disk.shards.values() for unit in shard["units"]}
+    assert 2 <= len(done) < 8, "killed mid-run"
+
+    report = run_generation(cfg)
+    assert report.units_reused == len(done) and report.units == 8 - len(done), "only unfinished units are redone"
+    texts = read_texts(out)
+    assert len(texts) == 8 * 2 * 2 and texts["id"].nunique() == 8

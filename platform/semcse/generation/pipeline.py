@@ -109,7 +109,12 @@ def plan_shards(units: pd.DataFrame, settings: dict[str, Any], shard_rows: int) 
 
 
 def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any]:
-    keep = ("engine", "max_new_tokens", "temperature", "top_p", "seed", "max_model_len", "max_json_retries")
+    """What shapes the generated texts: outputs made with other settings are never reused or mixed.
+
+    Retry counts, batch sizes and concurrency only change how the work is done, not what it yields,
+    so a rerun with more retries or more actors reuses what is finished.
+    """
+    keep = ("engine", "max_new_tokens", "temperature", "top_p", "seed", "max_model_len")
     return {**task.settings(), "model": model, **{k: getattr(gen, k) for k in keep}}
 
 
