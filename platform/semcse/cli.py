@@ -303,7 +303,11 @@ def generate(
 ) -> None:
     """LLM texts with Ray Data: SemCSE summaries, aspect summaries, queries, or pairwise judgements.
 
-    Resumable: a rerun skips the shards already in --out.
+    Resumable and unit-keyed: a rerun generates only the abstracts (pairs) not yet finished in --out
+    with the same settings; outputs of other settings are kept apart by the manifest.
+
+    Token budgets per answer unless generation.max_new_tokens is set: summaries 48 (and stop at the
+    end of the line), queries 64, aspects 128, judgements 384 (reasoning first, then the score).
 
     Example: semcse generate --corpus examples/sample_corpus.jsonl --model runs/tiny-lm --limit 8
     """

@@ -98,6 +98,12 @@ class HttpEngineConfig(Section):
     qps: float | None = Field(None, gt=0)
 
 
+# Tokens one answer may take, per task: a summary continuation is one sentence (and stops at the end
+# of its line), an aspect summary a short JSON object, a judgement reasons first and scores last
+# (SemCSE-Multi A.5), so it needs room or it is cut before its score and rejected.
+TASK_NEW_TOKENS: dict[str, int] = {"summaries": 48, "queries": 64, "aspects": 128, "judgements": 384}
+
+
 class GenerationConfig(Section):
     """LLM text generation: which task, which engine, and sampling parameters.
 
@@ -106,6 +112,7 @@ class GenerationConfig(Section):
     local directory. `aspect_pack` is a pack name from jobs/configs/aspects/ or a YAML path.
     `combine_settings` lets every reader of generated outputs accept a directory holding outputs
     of several settings (two models, changed prompts); by default they refuse such a mix.
+    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`).
     """
 
     task: Literal["summaries", "aspects", "queries", "judgements"] = "summaries"
@@ -124,7 +131,7 @@ class GenerationConfig(Section):
     judgement_aspect: str | None = None
     judgement_abstracts: int = Field(50, gt=1)
     judgement_pairs: str | None = None
-    max_new_tokens: int = Field(96, gt=0)
+    max_new_tokens: int | None = Field(None, gt=0)
     temperature: float = Field(0.8, ge=0)
     top_p: float = Field(0.95, gt=0, le=1)
     seed: int = 0
@@ -140,6 +147,11 @@ class GenerationConfig(Section):
     sample_artifact_rows: int = Field(50, ge=0)
     http: HttpEngineConfig = Field(default_factory=HttpEngineConfig)
 
+    @property
+    def new_tokens(self) -> int:
+        """The token budget of one answer: `max_new_tokens` if set, else the task's own (`TASK_NEW_TOKENS`)."""
+        return self.max_new_tokens or TASK_NEW_TOKENS[self.task]
+
     @field_validator("prompts")
     @classmethod
     def _prompts_not_empty(cls, value: list[str]) -> list[str]:
@@ -149,8 +161,11 @@ class GenerationConfig(Section):
 
     @model_validator(mode="after")
     def _room_to_generate(self) -> GenerationConfig:
-        if self.max_new_tokens >= self.max_model_len:
-            raise ValueError("max_new_tokens must be smaller than max_model_len (the prompt needs room)")
+        if self.new_tokens >= self.max_model_len:
+            raise ValueError(
+                f"max_new_tokens ({self.new_tokens} for task {self.task}) must be smaller than max_model_len "
+                f"({self.max_model_len}): the prompt needs room"
+            )
         return self
 
 

@@ -60,3 +60,24 @@ def test_vllm_processor_config_carries_the_engine_settings():
     assert config.engine_kwargs["enable_prefix_caching"] is True
     assert config.engine_kwargs["tensor_parallel_size"] == 2 and config.engine_kwargs["max_model_len"] == 4096
     assert config.should_continue_on_error and config.concurrency == 3 and config.chat_template_stage
+
+
+def test_generate_help_states_the_token_budget_of_each_task():
+    from semcse.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for budget in ("summaries 48", "queries 64", "aspects 128", "judgements 384"):
+        assert budget in " ".join(result.output.split())
+
+
+def test_each_task_has_its_own_token_budget_unless_one_is_set():
+    import pytest
+    from semcse.config import GenerationConfig
+
+    assert GenerationConfig(task="judgements").new_tokens == 384
+    assert GenerationConfig(task="summaries").new_tokens == 48
+    assert GenerationConfig(task="judgements", max_new_tokens=100).new_tokens == 100
+    with pytest.raises(ValueError, match="384 for task judgements.*max_model_len"):
+        GenerationConfig(task="judgements", max_model_len=300)

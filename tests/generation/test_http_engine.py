@@ -73,6 +73,7 @@ def build_app():
     async def completions(request: Request) -> dict:
         body = await request.json()
         calls["completions"] += 1
+        calls[f"stop={body.get('stop')} max_tokens={body.get('max_tokens')}"] += 1
         return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
 
     @app.post("/slow/v1/completions")
@@ -174,6 +175,7 @@ def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, 
     assert set(rows["text"]) == {"the soil effects of invasive plants."}
     assert (rows["engine"] == "http").all() and (rows["model"] == "canned-model").all()
     assert calls["completions"] - before == 4 * 2, "one request per prompt carries all its samples"
+    assert calls["stop=['\\n'] max_tokens=12"] == 4 * 2, "a continuation stops at the end of its line"
     assert report.exact_token_counts and report.metrics["truncated_units"] == 4
 
 

@@ -112,6 +112,9 @@ class TransformersGenerator:
             [self._text(r) for r in rows], return_tensors="pt", padding=True, add_special_tokens=not chat
         ).to(self.device)
         returns = n if self.sampling["do_sample"] else 1
+        stop = (
+            {"stop_strings": list(self.task.stop), "tokenizer": self.tokenizer} if self.task and self.task.stop else {}
+        )
         with self.torch.inference_mode():
             out = self.model.generate(
                 **enc,
@@ -119,6 +122,7 @@ class TransformersGenerator:
                 num_return_sequences=returns,
                 pad_token_id=self.tokenizer.pad_token_id,
                 **self.sampling,
+                **stop,
             )
         new = out[:, enc["input_ids"].shape[1] :].tolist()
         results = []
@@ -175,8 +179,10 @@ class TransformersGenerator:
         return pd.DataFrame([sample for result in results for sample in explode_samples(result)])
 
 
-def _sampling(cfg: GenerationConfig) -> dict[str, Any]:
-    return {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens}
+def _sampling(cfg: GenerationConfig, task: Task) -> dict[str, Any]:
+    """OpenAI / vLLM sampling parameters; the task's stop strings end answers at what it keeps."""
+    stop = {"stop": list(task.stop)} if task.stop else {}
+    return {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.new_tokens, **stop}
 
 
 def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -238,7 +244,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             TransformersGenerator,
             fn_constructor_kwargs={
                 "model_path": model,
-                "max_new_tokens": cfg.max_new_tokens,
+                "max_new_tokens": cfg.new_tokens,
                 "temperature": cfg.temperature,
                 "top_p": cfg.top_p,
                 "seed": cfg.seed,
@@ -261,7 +267,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             fn_constructor_kwargs={
                 "cfg": cfg,
                 "model": model,
-                "sampling": _sampling(cfg),
+                "sampling": _sampling(cfg, task),
                 "chat": task.chat,
                 "actors": cfg.concurrency,
             },
@@ -275,7 +281,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
 
         processor = build_processor(
             vllm_processor_config(cfg, model, task.chat),
-            preprocess=functools.partial(_vllm_input, sampling=_sampling(cfg)),
+            preprocess=functools.partial(_vllm_input, sampling=_sampling(cfg, task)),
             postprocess=_unwrap,
         )
         results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)

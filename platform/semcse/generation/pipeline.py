@@ -114,8 +114,8 @@ def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any
     Retry counts, batch sizes and concurrency only change how the work is done, not what it yields,
     so a rerun with more retries or more actors reuses what is finished.
     """
-    keep = ("engine", "max_new_tokens", "temperature", "top_p", "seed", "max_model_len")
-    return {**task.settings(), "model": model, **{k: getattr(gen, k) for k in keep}}
+    keep = ("engine", "temperature", "top_p", "seed", "max_model_len")
+    return {**task.settings(), "model": model, "max_new_tokens": gen.new_tokens, **{k: getattr(gen, k) for k in keep}}
 
 
 class Generation:
@@ -163,7 +163,7 @@ class Generation:
 
     def check_context(self, unit: dict[str, Any]) -> None:
         """Fail on the driver, with a config error, when the prompt alone leaves no room in the context."""
-        self.task.requests(unit, TokenCounter(self.tokenizer), self.gen.max_model_len - self.gen.max_new_tokens)
+        self.task.requests(unit, TokenCounter(self.tokenizer), self.gen.max_model_len - self.gen.new_tokens)
 
     def run(self) -> GenerationReport:
         todo, units, reused = self.plan()
@@ -218,7 +218,7 @@ class Generation:
             fn_kwargs={
                 "task": self.task,
                 "tokenizer_path": self.tokenizer,
-                "max_prompt_tokens": self.gen.max_model_len - self.gen.max_new_tokens,
+                "max_prompt_tokens": self.gen.max_model_len - self.gen.new_tokens,
             },
             batch_format="pandas",
             **request_stage_resources(self.gen),

@@ -58,6 +58,8 @@ class Task(ABC):
     identity_fields: tuple[str, ...]
     chat: bool = True
     text_fields: tuple[str, ...] = (ABSTRACT,)
+    # Strings that end an answer early: whatever follows them would be decoded only to be thrown away.
+    stop: tuple[str, ...] = ()
 
     def __init__(self, cfg: GenerationConfig) -> None:
         self.cfg = cfg
@@ -99,7 +101,7 @@ class Task(ABC):
         if budget <= 0:
             raise ConfigError(
                 f"generation.max_model_len={self.cfg.max_model_len} leaves no room for the abstract after the prompt "
-                f"({overhead} tokens) and max_new_tokens={self.cfg.max_new_tokens}"
+                f"({overhead} tokens) and max_new_tokens={self.cfg.new_tokens}"
             )
         cut = dict(unit)
         removed = 0
@@ -157,6 +159,7 @@ class SummaryTask(TextTask):
 
     name = "summaries"
     chat = False
+    stop = ("\n",)  # a continuation is kept up to its first sentence; the next line is never used
 
     def prompt_ids(self) -> list[str]:
         return [f"p{i}" for i in range(len(self.cfg.prompts))]
