@@ -129,8 +129,9 @@ class GenerationConfig(Section):
     aspect_samples: int = Field(4, gt=0)
     query_samples: int = Field(1, gt=0)
     judgement_aspect: str | None = None
-    judgement_abstracts: int = Field(50, gt=1)
+    judgement_abstracts: int = Field(250, gt=1)
     judgement_pairs: str | None = None
+    judgement_texts: str | None = None
     max_new_tokens: int | None = Field(None, gt=0)
     temperature: float = Field(0.8, ge=0)
     top_p: float = Field(0.95, gt=0, le=1)

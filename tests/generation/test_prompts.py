@@ -68,3 +68,49 @@ def test_tasks_need_their_settings():
         build_task(load_config(None, ["generation.task=aspects"]).generation)
     with pytest.raises(ConfigError, match="judgement_aspect"):
         build_task(load_config(None, ["generation.task=judgements", "generation.aspect_pack=medicine"]).generation)
+
+
+def test_the_judge_never_tells_the_species_aspect_to_ignore_species():
+    pack = load_aspect_pack("invasion_biology")
+    (_, user) = judgement_messages(pack, pack.aspects["species"].judge, "A", "B")
+    assert "species names" not in user["content"].lower()
+    assert "Ignore study-specific details that do not bear on the aspect" in user["content"]
+
+
+def test_judgement_pairs_are_drawn_among_abstracts_where_the_aspect_applies(sample_records, tmp_path):
+    import itertools
+
+    import pandas as pd
+    from semcse.data.generated import write_generated
+
+    corpus = pd.DataFrame(sample_records)[["id", "title", "abstract"]]
+    ids = list(corpus["id"])
+    texts = pd.DataFrame(
+        {
+            "id": ids[:10],
+            "kind": "aspect:species",
+            "prompt_id": "species",
+            "sample": 0,
+            "text": ["A herb." if i % 2 == 0 else "Not applicable." for i in range(10)],
+            "applicable": [i % 2 == 0 for i in range(10)],
+        }
+    )
+    write_generated(tmp_path / "aspects", texts, {"task": "aspects"})
+    overrides = [
+        "generation.task=judgements",
+        "generation.aspect_pack=invasion_biology",
+        "generation.judgement_aspect=species",
+        "generation.judgement_abstracts=4",
+    ]
+    task = build_task(
+        load_config(overrides=[*overrides, f"generation.judgement_texts={tmp_path / 'aspects'}"]).generation
+    )
+    units = task.units(corpus)
+    judged = {i for unit in units["unit"] for i in unit.split("\t")}
+    assert (
+        judged <= set(ids[0:10:2]) and len(judged) == 4 and len(units) == len(list(itertools.combinations(judged, 2)))
+    )
+    # without the aspect texts the whole corpus is the pool (and a warning says so)
+    anywhere = build_task(load_config(overrides=overrides).generation).units(corpus)
+    assert len(anywhere) == 6 and {i for u in anywhere["unit"] for i in u.split("\t")} - set(ids[0:10:2])
+    assert load_config().generation.judgement_abstracts == 250, "the paper's sample size"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from semcse.generation import parsing, prompts
 from semcse.generation.parsing import Parsed
 from semcse.generation.prompts import AspectPack, Message
 from semcse.generation.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
 
 UNIT = "unit"
 PAIR_SEP = "\t"
@@ -271,13 +274,41 @@ class JudgementTask(Task):
         )
 
     def _sampled_pairs(self, corpus: pd.DataFrame) -> list[tuple[str, str]]:
-        """A sample that does not depend on file order: the ids with the smallest seeded hashes."""
+        """All pairs of a seeded sample (ids with the smallest seeded hashes, so file order does not matter).
+
+        As in SemCSE-Multi, the sample is drawn among abstracts with an applicable summary of the
+        judged aspect (`generation.judgement_texts`, the aspects task's output): for a rare aspect,
+        pairs of abstracts that do not address it would all be trivially "unrelated".
+        """
 
         def rank(identifier: str) -> str:
             return hashlib.blake2b(f"{self.cfg.seed}:{identifier}".encode(), digest_size=8).hexdigest()
 
-        chosen = sorted(corpus[ID], key=rank)[: self.cfg.judgement_abstracts]
+        candidates = list(corpus[ID])
+        if self.cfg.judgement_texts:
+            applicable = self._applicable_ids()
+            candidates = [i for i in candidates if i in applicable]
+            if len(candidates) < 2:
+                raise ConfigError(
+                    f"fewer than two abstracts have an applicable '{self.aspect}' summary in "
+                    f"{self.cfg.judgement_texts}: nothing to judge"
+                )
+        else:
+            log.warning(
+                "judgement pairs drawn from all abstracts; set generation.judgement_texts to the aspects output "
+                "to draw them among abstracts where '%s' applies, as SemCSE-Multi does",
+                self.aspect,
+            )
+        chosen = sorted(candidates, key=rank)[: self.cfg.judgement_abstracts]
         return list(itertools.combinations(sorted(chosen), 2))
+
+    def _applicable_ids(self) -> set[str]:
+        from semcse.data.generated import read_texts
+
+        texts = read_texts(str(self.cfg.judgement_texts), self.cfg.combine_settings)
+        kind = texts["kind"] == f"aspect:{self.aspect}"
+        applicable = texts["applicable"].fillna(True).astype(bool) if "applicable" in texts else True
+        return set(texts.loc[kind & applicable, "id"])
 
     def _explicit_pairs(self, by_id: pd.DataFrame) -> list[tuple[str, str]]:
         path = Path(str(self.cfg.judgement_pairs))
