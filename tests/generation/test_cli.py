@@ -56,10 +56,33 @@ def test_vllm_processor_config_carries_the_engine_settings():
     gen = load_config(
         None, ["generation.engine=vllm", "generation.tensor_parallel_size=2", "generation.concurrency=3"]
     )
-    config = vllm_processor_config(gen.generation, "/models/llama", chat=True)
+    config = vllm_processor_config(gen.generation, "/models/llama")
     assert config.engine_kwargs["enable_prefix_caching"] is True
     assert config.engine_kwargs["tensor_parallel_size"] == 2 and config.engine_kwargs["max_model_len"] == 4096
-    assert config.should_continue_on_error and config.concurrency == 3 and config.chat_template_stage
+    assert config.should_continue_on_error and config.concurrency == 3
+
+
+def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
+    """A Llama-style tokenizer (BOS added on encode, BOS written by the chat template): one BOS per request."""
+    from semcse.generation.engines import vllm_input
+    from semcse.models.tiny import CHAT_TEMPLATE
+    from tokenizers import processors
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_lm_dir)
+    bos = tokenizer.bos_token_id
+    tokenizer._tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", bos)])
+    tokenizer.chat_template = "{{ bos_token }}" + CHAT_TEMPLATE
+    tokenizer.save_pretrained(tmp_path)
+    chat = {"chat": True, "system": "Be brief.", "prompt": "Summarise the abstract."}
+    plain = {"chat": False, "system": "", "prompt": "In summary, this paper"}
+    templated = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False)
+    assert tokenizer(templated)["input_ids"][:2] == [bos, bos], "what templating then tokenizing again gives"
+    for row in (chat, plain):
+        request = vllm_input(row, {"max_tokens": 8}, str(tmp_path))
+        assert request["tokenized_prompt"][0] == bos and request["tokenized_prompt"].count(bos) == 1, row
+        assert request["sampling_params"] == {"max_tokens": 8}
+    assert "Summarise the abstract." in vllm_input(chat, {}, str(tmp_path))["prompt"]
 
 
 def test_generate_help_states_the_token_budget_of_each_task():

@@ -191,11 +191,30 @@ def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**meta, **rest, "samples": [s], "first": i == 0} for i, s in enumerate(meta["samples"])]
 
 
-def _vllm_input(row: dict[str, Any], sampling: dict[str, Any]) -> dict[str, Any]:
+@functools.lru_cache(maxsize=2)
+def _tokenizer(path: str) -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
+
+
+def vllm_input(row: dict[str, Any], sampling: dict[str, Any], model: str) -> dict[str, Any]:
+    """The vLLM request of one sample: the prompt and its token ids, with exactly one BOS.
+
+    A chat template already writes the BOS token into its text; Ray's tokenize stage would add
+    special tokens again (a second BOS the model never saw in training), so chat prompts are
+    templated and tokenized here without adding them, and plain prompts get them once.
+    """
+    tokenizer = _tokenizer(model)
     if row["chat"]:
         messages = [{"role": "system", "content": row["system"]}] if row["system"] else []
-        return {"messages": [*messages, {"role": "user", "content": row["prompt"]}], "sampling_params": sampling}
-    return {"prompt": row["prompt"], "sampling_params": sampling}
+        messages.append({"role": "user", "content": row["prompt"]})
+        prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        tokens = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    else:
+        prompt = row["prompt"]
+        tokens = tokenizer(prompt)["input_ids"]
+    return {"prompt": prompt, "tokenized_prompt": tokens, "sampling_params": sampling}
 
 
 def _unwrap(row: dict[str, Any]) -> dict[str, Any]:
@@ -215,8 +234,11 @@ def _from_vllm(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
-    """The vLLM processor settings (context length, prefix caching, tensor parallelism, batching)."""
+def vllm_processor_config(cfg: GenerationConfig, model: str) -> Any:
+    """The vLLM processor settings (context length, prefix caching, tensor parallelism, batching).
+
+    Ray's chat-template and tokenize stages are off: `vllm_input` does both, with one BOS.
+    """
     from ray.data.llm import vLLMEngineProcessorConfig
 
     return vLLMEngineProcessorConfig(
@@ -229,8 +251,8 @@ def vllm_processor_config(cfg: GenerationConfig, model: str, chat: bool) -> Any:
         batch_size=cfg.batch_size,
         concurrency=cfg.concurrency,
         should_continue_on_error=True,
-        chat_template_stage=chat,
-        tokenize_stage=True,
+        chat_template_stage=False,
+        tokenize_stage=False,
         detokenize_stage=True,
     )
 
@@ -280,8 +302,8 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
         from ray.data.llm import build_processor
 
         processor = build_processor(
-            vllm_processor_config(cfg, model, task.chat),
-            preprocess=functools.partial(_vllm_input, sampling=_sampling(cfg, task)),
+            vllm_processor_config(cfg, model),
+            preprocess=functools.partial(vllm_input, sampling=_sampling(cfg, task), model=model),
             postprocess=_unwrap,
         )
         results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)
