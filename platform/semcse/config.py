@@ -112,7 +112,9 @@ class GenerationConfig(Section):
     local directory. `aspect_pack` is a pack name from jobs/configs/aspects/ or a YAML path.
     `combine_settings` lets every reader of generated outputs accept a directory holding outputs
     of several settings (two models, changed prompts); by default they refuse such a mix.
-    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`).
+    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`). `structured_output`
+    constrains JSON answers (aspects, judgements) to their schema on vllm and http; turn it off for
+    a server that rejects `response_format`.
     """
 
     task: Literal["summaries", "aspects", "queries", "judgements"] = "summaries"
@@ -122,6 +124,7 @@ class GenerationConfig(Section):
     out: str | None = None
     limit: int | None = Field(None, gt=0)
     combine_settings: bool = False
+    structured_output: bool = True
     prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUMMARY_PROMPTS))
     samples_per_prompt: int = Field(3, gt=0)
     aspect_pack: str | None = None

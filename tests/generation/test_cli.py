@@ -104,3 +104,26 @@ def test_each_task_has_its_own_token_budget_unless_one_is_set():
     assert GenerationConfig(task="judgements", max_new_tokens=100).new_tokens == 100
     with pytest.raises(ValueError, match="384 for task judgements.*max_model_len"):
         GenerationConfig(task="judgements", max_model_len=300)
+
+
+def test_json_answers_are_constrained_to_their_schema_on_vllm_and_http():
+    from semcse.config import load_config
+    from semcse.generation.engines import sampling_params
+    from semcse.generation.tasks import build_task
+
+    def params(engine: str, *extra: str) -> dict:
+        overrides = [
+            "generation.task=judgements",
+            "generation.aspect_pack=medicine",
+            "generation.judgement_aspect=disease",
+            f"generation.engine={engine}",
+            *extra,
+        ]
+        gen = load_config(None, overrides).generation
+        return sampling_params(gen, build_task(gen))
+
+    schema = params("vllm")["structured_outputs"]["json"]
+    assert schema["required"] == ["reasoning", "score"] and schema["properties"]["score"]["maximum"] == 5
+    assert params("http")["response_format"]["json_schema"]["schema"] == schema
+    assert "response_format" not in params("http", "generation.structured_output=false")
+    assert "structured_outputs" not in params("transformers") and params("vllm")["max_tokens"] == 384

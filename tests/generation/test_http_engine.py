@@ -67,6 +67,7 @@ def build_app():
         seen = calls[prompt]
         calls[prompt] += 1
         calls["chat"] += 1
+        calls[f"json_schema:{(body.get('response_format') or {}).get('json_schema', {}).get('name')}"] += 1
         return response([canned_chat(prompt, seen)] * int(body.get("n", 1)), True, prompt)
 
     @app.post("/v1/completions")
@@ -156,6 +157,7 @@ def test_http_aspects_parse_retry_and_reject(ray_cluster, gen_config, openai_ser
     assert not report.exact_token_counts, "no local tokenizer for a served model: estimates"
     # n samples per request: 3 abstracts x 4 aspects in the first round, then 3 + 3 prompts retried
     assert calls["chat"] == 12 + 6
+    assert calls["json_schema:aspects"] == 12 + 6, "every aspect request asks for the answer's JSON schema"
     assert metrics["generated_tokens"] == 7 * (24 + 12)
 
 

@@ -179,10 +179,22 @@ class TransformersGenerator:
         return pd.DataFrame([sample for result in results for sample in explode_samples(result)])
 
 
-def _sampling(cfg: GenerationConfig, task: Task) -> dict[str, Any]:
-    """OpenAI / vLLM sampling parameters; the task's stop strings end answers at what it keeps."""
-    stop = {"stop": list(task.stop)} if task.stop else {}
-    return {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.new_tokens, **stop}
+def sampling_params(cfg: GenerationConfig, task: Task) -> dict[str, Any]:
+    """OpenAI (http) or vLLM sampling parameters.
+
+    The task's stop strings end answers at what it keeps; with `generation.structured_output`, JSON
+    answers are constrained to the task's schema (vLLM's structured outputs, OpenAI's
+    `response_format`), so the parser and its retries become a safety net rather than the rule.
+    """
+    params: dict[str, Any] = {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.new_tokens}
+    if task.stop:
+        params["stop"] = list(task.stop)
+    schema = task.answer_schema() if cfg.structured_output else None
+    if schema is not None and cfg.engine == "vllm":
+        params["structured_outputs"] = {"json": schema}
+    elif schema is not None and cfg.engine == "http":
+        params["response_format"] = {"type": "json_schema", "json_schema": {"name": task.name, "schema": schema}}
+    return params
 
 
 def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -289,7 +301,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             fn_constructor_kwargs={
                 "cfg": cfg,
                 "model": model,
-                "sampling": _sampling(cfg, task),
+                "sampling": sampling_params(cfg, task),
                 "chat": task.chat,
                 "actors": cfg.concurrency,
             },
@@ -303,7 +315,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
 
         processor = build_processor(
             vllm_processor_config(cfg, model),
-            preprocess=functools.partial(vllm_input, sampling=_sampling(cfg, task), model=model),
+            preprocess=functools.partial(vllm_input, sampling=sampling_params(cfg, task), model=model),
             postprocess=_unwrap,
         )
         results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)

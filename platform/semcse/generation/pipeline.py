@@ -115,7 +115,14 @@ def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any
     so a rerun with more retries or more actors reuses what is finished.
     """
     keep = ("engine", "temperature", "top_p", "seed", "max_model_len")
-    return {**task.settings(), "model": model, "max_new_tokens": gen.new_tokens, **{k: getattr(gen, k) for k in keep}}
+    constrained = {"structured_output": gen.structured_output} if gen.engine != "transformers" else {}
+    return {
+        **task.settings(),
+        "model": model,
+        "max_new_tokens": gen.new_tokens,
+        **{k: getattr(gen, k) for k in keep},
+        **constrained,
+    }
 
 
 class Generation:

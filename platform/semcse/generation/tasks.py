@@ -64,6 +64,10 @@ class Task(ABC):
     # Strings that end an answer early: whatever follows them would be decoded only to be thrown away.
     stop: tuple[str, ...] = ()
 
+    def answer_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of an answer, for engines that can constrain decoding to it (None: free text)."""
+        return None
+
     def __init__(self, cfg: GenerationConfig) -> None:
         self.cfg = cfg
 
@@ -214,6 +218,15 @@ class AspectTask(TextTask):
     def parse(self, prompt_id: str, raw: str) -> Parsed:
         return parsing.parse_aspect(raw)
 
+    def answer_schema(self) -> dict[str, Any]:
+        """`{"sentence": ...}`; "Not applicable." then comes as that sentence, which the parser reads as such."""
+        return {
+            "type": "object",
+            "properties": {"sentence": {"type": "string"}},
+            "required": ["sentence"],
+            "additionalProperties": False,
+        }
+
 
 class QueryTask(TextTask):
     """One realistic literature-search query per abstract, for the query-matching benchmark."""
@@ -331,6 +344,19 @@ class JudgementTask(Task):
 
     def parse(self, prompt_id: str, raw: str) -> Parsed:
         return parsing.parse_judgement(raw, self.judge.scale)
+
+    def answer_schema(self) -> dict[str, Any]:
+        """Reasoning first, then an integer score inside the rubric's range."""
+        low, high = self.judge.scale
+        return {
+            "type": "object",
+            "properties": {
+                "reasoning": {"type": "string"},
+                "score": {"type": "integer", "minimum": low, "maximum": high},
+            },
+            "required": ["reasoning", "score"],
+            "additionalProperties": False,
+        }
 
     def identity(self, unit: str, prompt_id: str, sample: int) -> dict[str, Any]:
         a, b = unit.split(PAIR_SEP)
