@@ -76,3 +76,11 @@ def test_wrong_embedding_dimension_is_a_clear_error(plain, bad):
 def test_missing_decoder_directory_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a saved decoder"):
         EmbeddingDecoder.load(tmp_path)
+
+
+def test_every_decoded_row_gets_its_own_seed():
+    """`map explain --samples N` decodes N copies of one embedding: one shared seed would give N equal texts."""
+    from semcse.models.decoder import row_seeds
+
+    assert row_seeds(7, 3) == [7, 8, 9]
+    assert row_seeds(None, 2) == [None, None]

@@ -69,7 +69,6 @@ class EmbeddingDecoder(nn.Module):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.eos_id is None:
             raise ValueError(f"the tokenizer of {spec.base_model} has no eos token; the decoder needs one to stop")
-        self._vllm: Any = None
 
     @staticmethod
     def _frame_ids(tokenizer: Any, chat: bool) -> tuple[list[int], list[int]]:
@@ -248,14 +247,42 @@ class EmbeddingDecoder(nn.Module):
     def _decode_vllm(
         self, prefix: torch.Tensor, max_new_tokens: int, temperature: float, top_p: float, seed: int | None
     ) -> list[str]:
-        """GPU generation from prompt embeddings; vLLM loads the same base LM once per decoder."""
-        from vllm import LLM, SamplingParams
+        """GPU generation from prompt embeddings (bf16), on the one vLLM engine of this base LM.
 
-        if self._vllm is None:
-            self._vllm = LLM(model=self.spec.base_model, enable_prompt_embeds=True)
-        params = SamplingParams(max_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed)
-        outputs = self._vllm.generate([{"prompt_embeds": row.cpu()} for row in prefix], params, use_tqdm=False)
+        Each row gets its own seed (`seed + row`), so N copies of one embedding (`map explain
+        --samples N`) give N different samples instead of one text N times.
+        """
+        from vllm import SamplingParams
+
+        engine = vllm_engine(self.spec.base_model)
+        params = [
+            SamplingParams(max_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=row_seed)
+            for row_seed in row_seeds(seed, len(prefix))
+        ]
+        prompts = [{"prompt_embeds": row.to(torch.bfloat16).cpu()} for row in prefix]
+        outputs = engine.generate(prompts, params, use_tqdm=False)
         return [out.outputs[0].text.strip() for out in outputs]
+
+
+_VLLM_ENGINES: dict[str, Any] = {}
+
+
+def vllm_engine(base_model: str) -> Any:
+    """One vLLM engine per base LM in this process, shared by every decoder built on that LM.
+
+    A vLLM engine claims most of the GPU's memory when it starts, so a second engine for the same
+    weights (a second aspect's decoder) would not fit; the decoders differ only in their prefixes.
+    """
+    if base_model not in _VLLM_ENGINES:
+        from vllm import LLM
+
+        _VLLM_ENGINES[base_model] = LLM(model=base_model, enable_prompt_embeds=True, dtype="bfloat16")
+    return _VLLM_ENGINES[base_model]
+
+
+def row_seeds(seed: int | None, rows: int) -> list[int | None]:
+    """A seed per generated row: `seed`, `seed + 1`, …; None (unseeded) stays None for every row."""
+    return [None if seed is None else seed + row for row in range(rows)]
 
 
 def _load_lm(location: str, dtype: torch.dtype | None = None) -> tuple[nn.Module, Any]:
