@@ -103,7 +103,21 @@ def test_semantic_suite_never_sees_a_training_abstract(ray_cluster, sample_recor
     frame.loc[planted, "abstract"] = f"{PLANTED}. " + frame.loc[planted, "abstract"]
     frame.loc[planted, "title"] = PLANTED
     data = write_parquet(frame, tmp_path / "corpus.parquet")
+    queries = pd.DataFrame(
+        {
+            "id": frame["id"],
+            "kind": "query",
+            "prompt_id": "query",
+            "sample": 0,
+            "text": [PLANTED if p else f"query about {t}" for p, t in zip(planted, frame["title"])],
+        }
+    )
+    queries.to_parquet(tmp_path / "queries.parquet")
+    cfg = cfg.model_copy(
+        update={"evaluation": cfg.evaluation.model_copy(update={"texts": str(tmp_path / "queries.parquet")})}
+    )
     result = semantic.run([ModelRef("refuses", RefusesPlanted())], data, cfg, tmp_path / "out")
+    assert "query_paper" in result.table.columns, "generated queries of the test papers are used, the others not"
     tested = sum(split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == "test" for i in frame["id"])
     assert any(f"test split: {tested} of 40 rows" in note for note in result.notes)
     assert 1 <= result.table.loc["refuses", "title_abstract"] <= tested

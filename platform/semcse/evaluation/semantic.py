@@ -54,6 +54,8 @@ def text_sets(frame: pd.DataFrame, pool: pd.DataFrame, cfg: RunConfig, source: s
         "second_halves": text_set(pool["id"], [second for _, second in split]),
     }
     queries = queries_from(pool, cfg, source)
+    if queries is not None:
+        queries = queries[queries["id"].isin(set(pool["id"]))]  # generated queries cover the whole corpus
     if queries is not None and len(queries):
         known = pool.set_index("id").loc[queries["id"]]
         sets["queries"] = queries
