@@ -75,6 +75,7 @@ class VectorIndex:
             train = x[np.random.default_rng(seed).choice(n, min(n, 40 * nlist), replace=False)]
             index.train(train)
             index.nprobe = nprobe or max(1, min(nlist, max(8, nlist // 8)))
+            index.make_direct_map()  # `reconstruct` (stored vectors by row) works on a fresh index too
             meta = {"kind": "ivf", "nlist": nlist, "nprobe": index.nprobe}
         else:
             index = flat
@@ -91,6 +92,10 @@ class VectorIndex:
         if self.metric == "euclidean":
             distances = -np.sqrt(np.clip(distances, 0, None))
         return distances, indices
+
+    def vectors(self) -> np.ndarray:
+        """Every stored vector in row order ([size, dim]; unit length for cosine indexes)."""
+        return self.index.reconstruct_n(0, self.size)
 
     def search_ids(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, list[list[str]]]:
         """Like `search`, but returns the stored ids of the neighbours."""
@@ -119,6 +124,8 @@ class VectorIndex:
             raise FileNotFoundError(f"no index in {directory}: expected {INDEX_FILE} and {META_FILE}")
         meta = json.loads((directory / META_FILE).read_text())
         index = faiss.read_index(str(directory / INDEX_FILE))
+        if meta.get("kind") == "ivf":
+            faiss.extract_index_ivf(index).make_direct_map()
         metric, dim, ids = meta.pop("metric"), meta.pop("dim"), meta.pop("ids")
         meta.pop("size", None)
         return cls(index=index, metric=metric, dim=dim, ids=ids, meta=meta)

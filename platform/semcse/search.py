@@ -4,17 +4,19 @@ Layout of a search directory (written by `semcse index build`):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
 and label when the corpus has one), and one `VectorIndex` directory per aspect.
 
-Weighted search follows the maps' distance `d = Σ_a α_a d_a` with normalised weights: each weighted
-aspect's index proposes `candidates` neighbours, and every proposed paper is then scored exactly on
-every weighted aspect (vectors reconstructed from the indexes), so a paper close on one aspect but
-missed by another aspect's shortlist still gets its true combined score.
+Weighted search is exact for any weights: it ranks every paper by `Σ_a α_a s_a(q, v)` (normalised
+α), because that sum is one inner product over the papers' aspect vectors laid side by side.
+For cosine models `Σ_a α_a cos_a(q, v) = ⟨[α_a q̂_a]_a, [v̂_a]_a⟩`; for Euclidean models the
+weighted squared distance `Σ_a α_a ‖q_a − v_a‖²` ranks as `⟨[2α_a q_a]_a ‖ [−α_a]_a, [v_a]_a ‖
+[‖v_a‖²]_a⟩` (the query's own norms do not change the order). A shortlist per aspect would miss
+exactly the papers that are moderately close on every aspect, which is what weighting is for.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,7 @@ class SearchIndex:
     model: str
     indexes: dict[str, VectorIndex]
     papers: pd.DataFrame
+    _stacked: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @property
     def aspects(self) -> list[str]:
@@ -81,11 +84,6 @@ class SearchIndex:
             raise FileNotFoundError(f"{directory} is not a search index: {MANIFEST} is missing (semcse index build)")
         manifest = json.loads((directory / MANIFEST).read_text())
         indexes = {a: VectorIndex.load(directory / manifest["dirs"][a]) for a in manifest["aspects"]}
-        for index in indexes.values():
-            if index.meta.get("kind") == "ivf":
-                import faiss
-
-                faiss.extract_index_ivf(index.index).make_direct_map()
         return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS))
 
     def row_of(self, paper_id: str) -> int:
@@ -110,53 +108,86 @@ class SearchIndex:
         total = float(sum(weights.values()))
         return {a: float(w) / total for a, w in weights.items() if w > 0}
 
+    @property
+    def metric(self) -> str:
+        return next(iter(self.indexes.values())).metric
+
+    def stacked(self) -> np.ndarray:
+        """The papers' aspect vectors side by side (plus their squared norms for Euclidean models), built once."""
+        if self._stacked is None:
+            blocks = [self.indexes[a].vectors() for a in self.aspects]
+            if self.metric == "euclidean":
+                blocks += [np.square(b).sum(1, keepdims=True) for b in blocks]
+            self._stacked = np.ascontiguousarray(np.concatenate(blocks, axis=1), dtype=np.float32)
+        return self._stacked
+
+    def _stacked_query(self, query: Mapping[str, np.ndarray], alpha: dict[str, float]) -> np.ndarray:
+        """The query whose inner product with `stacked()` rows is the weighted score (up to a constant)."""
+        parts, norms = [], []
+        for aspect in self.aspects:
+            weight = alpha.get(aspect, 0.0)
+            q = np.zeros(self.indexes[aspect].dim, np.float32) if weight == 0 else self._vector(aspect, query[aspect])
+            parts.append(weight * (2 * q if self.metric == "euclidean" else q))
+            norms.append(-weight)
+        if self.metric == "euclidean":
+            parts.append(np.asarray(norms, np.float32))
+        return np.concatenate(parts).astype(np.float32)
+
     def search(
         self,
         query: Mapping[str, np.ndarray],
         k: int,
         weights: Mapping[str, float] | None = None,
         exclude: int | None = None,
-        candidates: int = 50,
     ) -> list[SearchHit]:
-        """The k papers with the best weighted score; `query` holds one [1, d] vector per weighted aspect."""
+        """The k papers with the best weighted score, exactly; `query` holds one [1, d] vector per weighted aspect."""
         alpha = self.weights(weights)
         missing = [a for a in alpha if a not in query]
         if missing:
             raise VectorIndexError(f"the query has no vector for weighted aspect(s) {missing}")
-        shortlist = min(len(self.papers), max(candidates, k + 1))
-        rows = sorted({int(r) for a in alpha for r in self.indexes[a].search(query[a], shortlist)[1][0] if r >= 0})
-        rows = [r for r in rows if r != exclude]
-        if not rows:
+        combined = self.stacked() @ self._stacked_query(query, alpha)
+        if exclude is not None:
+            combined[exclude] = -np.inf
+        k = min(k, len(combined) - (exclude is not None))
+        if k < 1:
             return []
-        scores = {a: self._scores(a, query[a], rows) for a in alpha}
-        combined = sum(alpha[a] * scores[a] for a in alpha)
-        best = np.argsort(-combined, kind="stable")[:k]
-        return [
-            SearchHit(
-                id=str(self.papers["id"].iat[rows[i]]),
-                title=str(self.papers["title"].iat[rows[i]]),
-                score=float(combined[i]),
-                distances={a: float(_distance(self.indexes[a].metric, scores[a][i])) for a in alpha},
+        top = np.argpartition(-combined, k - 1)[:k]
+        rows = top[np.argsort(-combined[top], kind="stable")]
+        hits = []
+        for row in rows:
+            scores = {a: self._score(a, query[a], int(row)) for a in alpha}
+            hits.append(
+                SearchHit(
+                    id=str(self.papers["id"].iat[row]),
+                    title=str(self.papers["title"].iat[row]),
+                    score=float(sum(alpha[a] * scores[a] for a in alpha)),
+                    distances={a: float(_distance(self.indexes[a].metric, scores[a])) for a in alpha},
+                )
             )
-            for i in best
-        ]
+        return hits
 
-    def _scores(self, aspect: str, query: np.ndarray, rows: list[int]) -> np.ndarray:
-        """Exact "higher = closer" scores of `rows` for one aspect, in the VectorIndex convention."""
+    def _vector(self, aspect: str, query: np.ndarray) -> np.ndarray:
         index = self.indexes[aspect]
-        stored = np.stack([index.index.reconstruct(r) for r in rows])
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != index.dim:
             raise VectorIndexError(f"query vectors have dimension {q.shape[0]} but the index stores {index.dim}")
-        if index.metric == "euclidean":
-            return -np.linalg.norm(stored - q, axis=1)
-        if index.metric == "cosine":
-            q = q / max(float(np.linalg.norm(q)), 1e-12)
-        return stored @ q
+        if not np.isfinite(q).all():
+            raise VectorIndexError("the query vector contains NaN or infinite values")
+        return q / max(float(np.linalg.norm(q)), 1e-12) if index.metric == "cosine" else q
+
+    def _score(self, aspect: str, query: np.ndarray, row: int) -> float:
+        """One paper's "higher = closer" score on one aspect: cosine, or minus the squared Euclidean distance."""
+        stored = self.indexes[aspect].index.reconstruct(row)
+        q = self._vector(aspect, query)
+        if self.indexes[aspect].metric == "euclidean":
+            return -float(np.square(stored - q).sum())
+        return float(stored @ q)
 
 
 def _distance(metric: str, score: Any) -> float:
-    """Back from a score to a distance: 1 − cos for cosine, Euclidean distance, or −dot."""
+    """Back from a score to a distance: 1 − cos for cosine, the Euclidean distance, or −dot."""
+    if metric == "euclidean":
+        return float(np.sqrt(max(-score, 0.0)))
     return 1.0 - score if metric == "cosine" else -score
 
 
