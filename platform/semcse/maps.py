@@ -18,6 +18,7 @@ row normaliser S_j of every map point) that a library keeps private.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -91,6 +92,25 @@ def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple
         hi = np.where(too_flat, hi, beta)
         beta = np.where(np.isinf(hi), beta * 2, (lo + hi) / 2)
     return beta, np.exp(-sq * beta[:, None]).sum(1)
+
+
+def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
+    """β of `_calibrate`, differentiable in `sq` through the calibration (implicit function theorem).
+
+    β solves H(β, sq) = log(perplexity), H the entropy of softmax(−β sq). Its derivative is
+    dβ/dsq = −(∂H/∂sq) / (∂H/∂β) with ∂H/∂β = −β Var_p(sq). A Newton step from the (detached)
+    bisection solution has exactly this value and this gradient, so L-BFGS, whose line search
+    assumes exact gradients, sees how moving the point re-calibrates its own bandwidth.
+    """
+    beta0 = torch.as_tensor(_calibrate(sq.detach().double().numpy(), perplexity)[0], dtype=sq.dtype)
+    shifted = sq - sq.min(1, keepdim=True).values.detach()
+    p = torch.softmax(-shifted * beta0[:, None], dim=1)
+    entropy = torch.logsumexp(-shifted * beta0[:, None], dim=1) + beta0 * (p * shifted).sum(1)
+    mean = (p * shifted).sum(1, keepdim=True)
+    slope = (-beta0 * (p * (shifted - mean) ** 2).sum(1)).detach()
+    flat = slope == 0  # equidistant neighbours: the entropy does not depend on β, nothing to differentiate
+    step = (entropy - math.log(perplexity)) / torch.where(flat, torch.ones_like(slope), slope)
+    return beta0 - torch.where(flat, torch.zeros_like(step), step)
 
 
 def _neighbours(units: Mapping[str, np.ndarray], weights: Mapping[str, float], k: int, chunk: int = 1024):
@@ -194,13 +214,13 @@ class SemanticMap:
     # ----- place ------------------------------------------------------------------------------------------
 
     def _affinities(self, sq: torch.Tensor) -> torch.Tensor:
-        """p_{new,j} for m new points [m, n] from squared distances (β of the new point fixed per call)."""
+        """p_{new,j} for m new points [m, n] from squared distances, differentiable (β included)."""
         n = sq.shape[1]
         k = self.k
         near = torch.topk(sq.detach(), k, dim=1, largest=False).indices
         near_sq = torch.gather(sq, 1, near)
-        beta, _ = _calibrate(near_sq.detach().double().numpy(), self.perplexity)
-        cond = torch.softmax(-near_sq * torch.as_tensor(beta, dtype=sq.dtype)[:, None], dim=1)
+        beta = _calibrated_beta(near_sq, self.perplexity)
+        cond = torch.softmax(-near_sq * beta[:, None], dim=1)
         p_new_given = torch.zeros_like(sq).scatter(1, near, cond)
         v = torch.exp(-sq * torch.as_tensor(self.betas, dtype=sq.dtype))
         p_given_new = v / (torch.as_tensor(self.row_sums, dtype=sq.dtype) + v)
@@ -236,37 +256,54 @@ class SemanticMap:
         margin: float = 0.1,
     ) -> dict[str, np.ndarray]:
         """An embedding per active aspect whose t-SNE affinities put it at `point` (inside the top PCs)."""
+        objective = self.explain_objective(point, margin)
         y = self.check_point(point, margin)
-        fixed = torch.as_tensor(self.coords, dtype=torch.float64)
-        w = 1.0 / (1.0 + ((torch.as_tensor(y)[None] - fixed) ** 2).sum(-1))
-        log_q = torch.log(w / (self.z_sum + 2 * w.sum()))
         if init is None:
             nearest = np.argsort(((self.coords - y) ** 2).sum(1))[: self.neighbours]
             init = {a: self.embeddings[a][nearest].mean(0) for a in self.active}
         init = self.as_aspects(init)
-        parts = {}
+        z = {}
         for aspect in self.active:
             pca = self.pca[aspect]
-            basis = torch.as_tensor(pca.components, dtype=torch.float64)
-            mean = torch.as_tensor(pca.mean, dtype=torch.float64)
-            units = torch.as_tensor(self.units[aspect], dtype=torch.float64)
-            z0 = (torch.as_tensor(init[aspect][0], dtype=torch.float64) - mean) @ basis.T
-            parts[aspect] = (z0.clone().requires_grad_(True), mean, basis, units)
-        n = len(self)
-        row_weight = torch.as_tensor(self.row_kl + 1.0, dtype=torch.float64) / (n + 1)
+            start = (np.asarray(init[aspect][0], dtype=np.float64) - pca.mean) @ pca.components.T
+            z[aspect] = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+        _minimise(list(z.values()), lambda: objective(z), steps)
+        return {
+            a: (self.pca[a].mean + z[a].detach().numpy() @ self.pca[a].components).astype(np.float32)
+            for a in self.active
+        }
 
-        def objective() -> torch.Tensor:
+    def explain_objective(self, point: Any, margin: float = 0.1) -> Any:
+        """The objective `explain` minimises, as a function of each active aspect's PCA coordinates.
+
+        KL(P‖Q) of the map with a new point at `point`, whose affinities P follow from its embedding
+        `mean + z @ basis` per aspect (β re-calibrated, and differentiated, for every z), minus the
+        term that keeps it from being pushed away from everyone.
+        """
+        y = self.check_point(point, margin)
+        fixed = torch.as_tensor(self.coords, dtype=torch.float64)
+        w = 1.0 / (1.0 + ((torch.as_tensor(y)[None] - fixed) ** 2).sum(-1))
+        log_q = torch.log(w / (self.z_sum + 2 * w.sum()))
+        spaces = {
+            a: (
+                torch.as_tensor(self.pca[a].mean, dtype=torch.float64),
+                torch.as_tensor(self.pca[a].components, dtype=torch.float64),
+                torch.as_tensor(self.units[a], dtype=torch.float64),
+            )
+            for a in self.active
+        }
+        row_weight = torch.as_tensor(self.row_kl + 1.0, dtype=torch.float64) / (len(self) + 1)
+
+        def objective(z: Mapping[str, torch.Tensor]) -> torch.Tensor:
             dist = 0.0
-            for aspect, (z, mean, basis, units) in parts.items():
-                e = mean + z @ basis
+            for aspect, (mean, basis, units) in spaces.items():
+                e = mean + z[aspect] @ basis
                 dist = dist + self.active[aspect] * (1.0 - units @ e / e.norm().clamp_min(_EPS))
             p, p_given_new = self._affinities((dist.clamp_min(0.0) ** 2)[None])
-            p, p_given_new = p[0], p_given_new[0]
-            kl = 2 * (p * (torch.log(p.clamp_min(1e-300)) - log_q)).sum()
-            return kl - (row_weight * p_given_new).sum()
+            kl = 2 * (p[0] * (torch.log(p[0].clamp_min(1e-300)) - log_q)).sum()
+            return kl - (row_weight * p_given_new[0]).sum()
 
-        _minimise([z for z, *_ in parts.values()], objective, steps)
-        return {a: (mean + z.detach() @ basis).numpy().astype(np.float32) for a, (z, mean, basis, _) in parts.items()}
+        return objective
 
     # ----- variants, persistence ----------------------------------------------------------------------------
 
