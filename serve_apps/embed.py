@@ -26,12 +26,22 @@ from serve_apps.common import ApiError, configure, create_api, model_id, require
 api = create_api("semcse embeddings")
 
 
+# OpenAI's API also takes token ids, and some clients send them by default (LangChain's
+# OpenAIEmbeddings tokenizes with tiktoken first). Those ids belong to another tokenizer: read with
+# ours they would be other words, so they are refused with the way out instead of embedded wrongly.
+TOKEN_IDS_REFUSED = (
+    "input as token ids is not supported: this server tokenizes text with its own model's tokenizer, and ids "
+    "from another tokenizer (e.g. tiktoken's) would embed the wrong words; send the text itself "
+    "(LangChain: OpenAIEmbeddings(check_embedding_ctx_length=False))"
+)
+
+
 class EmbeddingRequest(BaseModel):
     """The OpenAI request body, plus `aspects`; unknown fields are refused so typos do not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
 
-    input: str | list[str]
+    input: str | list[str] | list[int] | list[list[int]]
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = Field(None, gt=0)
@@ -111,6 +121,8 @@ class Embedder:
         if body.model is not None and body.model != self.name:
             raise ApiError(404, f"model {body.model!r} is not served here; this server serves {self.name!r}")
         texts = [body.input] if isinstance(body.input, str) else body.input
+        if any(not isinstance(text, str) for text in texts):
+            raise ApiError(400, TOKEN_IDS_REFUSED)
         check_texts(texts, self.settings)
         aspects = choose_aspects(body.aspects, self.aspects)
         if body.dimensions is not None and body.dimensions > self.model.dim:

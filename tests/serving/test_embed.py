@@ -26,6 +26,13 @@ def test_openai_client_returns_the_library_vectors(embed_url: str, tiny_encoder_
     assert response.usage.prompt_tokens > len(TEXTS)
     short = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS[0], dimensions=8)
     np.testing.assert_allclose(short.data[0].embedding, expected[0, :8], rtol=1e-4, atol=1e-5)
+    # the client asks for base64 unless told otherwise; floats must give the same vectors
+    floats = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS, encoding_format="float")
+    np.testing.assert_allclose([item.embedding for item in floats.data], expected, rtol=1e-4, atol=1e-5)
+    from openai import BadRequestError
+
+    with pytest.raises(BadRequestError, match="token ids is not supported"):
+        client.embeddings.create(model=tiny_encoder_dir.name, input=[[101, 2023, 102]])
 
 
 def test_float_format_models_and_health(embed_url: str, client: httpx.Client, tiny_encoder_dir: Path) -> None:
@@ -49,7 +56,9 @@ def test_float_format_models_and_health(embed_url: str, client: httpx.Client, ti
         ({"input": "a", "dimensions": 4096}, 400, "dimensions"),
         ({"input": "a", "aspects": ["species"]}, 400, "unknown aspect"),
         ({"input": "a", "model": "gpt-9"}, 404, "not served"),
-        ({"input": [1, 2, 3]}, 422, "input"),
+        ({"input": [1, 2, 3]}, 400, "token ids is not supported"),
+        ({"input": [[1, 2], [3]]}, 400, "send the text itself"),
+        ({"input": ["a", 1]}, 422, "input"),
         ({"inputs": "a"}, 422, "input"),
         ({"input": "a", "encoding_format": "int8"}, 422, "encoding_format"),
     ],
