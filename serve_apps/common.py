@@ -66,6 +66,18 @@ def model_id(ref: str) -> str:
     return Path(ref).name or ref
 
 
+def place_model(model: Any, settings: ServeConfig) -> Any:
+    """The model on the replica's device, in the configured precision on a GPU (float32 on a CPU)."""
+    import torch
+
+    cuda = settings.device == "cuda" or (settings.device == "auto" and torch.cuda.is_available())
+    if settings.device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("serve.device=cuda but this replica sees no GPU: give it num_gpus in ray_actor_options")
+    if not cuda:
+        return model
+    return model.to(device="cuda", dtype=getattr(torch, settings.dtype))
+
+
 def set_torch_threads(settings: ServeConfig) -> None:
     """Ray pins a replica's OpenMP threads to its num_cpus; this lets a config give torch more (or fewer)."""
     if settings.torch_threads:

@@ -21,7 +21,16 @@ from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 
-from serve_apps.common import ApiError, configure, create_api, model_id, required, set_torch_threads, settings_from
+from serve_apps.common import (
+    ApiError,
+    configure,
+    create_api,
+    model_id,
+    place_model,
+    required,
+    set_torch_threads,
+    settings_from,
+)
 
 api = create_api("semcse embeddings")
 
@@ -92,7 +101,7 @@ class Embedder:
         set_torch_threads(settings)
         self.settings = settings
         ref = required(settings, "encoder", "embed")
-        self.model = load_encoder(ref)
+        self.model = place_model(load_encoder(ref), settings)
         self.max_length = getattr(self.model, "trunk", self.model).max_length
         self.name = settings.model_name or model_id(ref)
         self.aspects = aspects_of(self.model)

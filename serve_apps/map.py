@@ -22,7 +22,7 @@ from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 
-from serve_apps.common import ApiError, bad_request, configure, create_api, required, settings_from
+from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
 from serve_apps.decode import Decoders
 
 api = create_api("semcse map")
@@ -56,7 +56,7 @@ class MapExplorer:
         saved = SemanticMap.load(required(settings, "map", "map"))
         self.maps: OrderedDict[tuple, Any] = OrderedDict({self._key(saved.weights): saved})
         self.saved_weights = saved.weights
-        self.encoder = load_encoder(required(settings, "encoder", "map"))
+        self.encoder = place_model(load_encoder(required(settings, "encoder", "map")), settings)
         self.decoders = Decoders(settings, "map")
 
     def _key(self, weights: dict[str, float]) -> tuple:

@@ -14,7 +14,7 @@ from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 from semcse.index import VectorIndexError
 
-from serve_apps.common import ApiError, bad_request, configure, create_api, required, settings_from
+from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
 
 api = create_api("semcse search")
 
@@ -44,7 +44,7 @@ class Searcher:
         configure(api, settings)
         self.settings = settings
         self.index = SearchIndex.load(required(settings, "index", "search"))
-        self.model = load_encoder(settings.encoder or self.index.model)
+        self.model = place_model(load_encoder(settings.encoder or self.index.model), settings)
 
     def _query_vectors(self, text: str) -> dict[str, np.ndarray]:
         from semcse.evaluation.embed import encode_aspects

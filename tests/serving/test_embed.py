@@ -90,3 +90,20 @@ def test_a_burst_of_concurrent_requests_has_no_5xx(embed_url: str, client: httpx
     with ThreadPoolExecutor(max_workers=16) as pool:
         outcomes = list(pool.map(one, range(50)))
     assert outcomes == [(200, 0)] * 50
+
+
+def test_replicas_use_a_gpu_only_when_they_have_one(tiny_encoder_dir: Path) -> None:
+    import torch
+    from semcse.config import ServeConfig
+    from semcse.models.encoder import TextEncoder
+
+    from serve_apps.common import place_model
+
+    model = TextEncoder.load(tiny_encoder_dir)
+    placed = place_model(model, ServeConfig(dtype="float16"))
+    if not torch.cuda.is_available():  # CPU replicas stay float32 whatever dtype asks for
+        assert next(placed.parameters()).dtype == torch.float32
+        with pytest.raises(RuntimeError, match="num_gpus"):
+            place_model(model, ServeConfig(device="cuda"))
+    else:
+        assert next(placed.parameters()).dtype == torch.float16 and next(placed.parameters()).is_cuda
