@@ -102,7 +102,6 @@ class Embedder:
         self.settings = settings
         ref = required(settings, "encoder", "embed")
         self.model = place_model(load_encoder(ref), settings)
-        self.max_length = getattr(self.model, "trunk", self.model).max_length
         self.name = settings.model_name or model_id(ref)
         self.aspects = aspects_of(self.model)
         self._batched.set_max_batch_size(settings.max_batch_size)
@@ -112,13 +111,14 @@ class Embedder:
         """(vector, tokens after truncation) per (text, aspect); one forward pass for the whole batch."""
         texts = list(dict.fromkeys(text for text, _ in items))
         row = {text: i for i, text in enumerate(texts)}
-        tokens = self.model.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
         aspects = list(dict.fromkeys(aspect for _, aspect in items))
+        batch = self.settings.inference_batch_size
         if aspects == [""]:
-            vectors = {"": self.model.encode(texts, batch_size=len(texts))}
+            single, tokens = self.model.encode_counted(texts, batch_size=batch)
+            vectors = {"": single}
         else:
-            vectors = self.model.encode(texts, aspects=aspects, batch_size=len(texts))
-        return [(np.asarray(vectors[a][row[t]], dtype=np.float32), len(tokens[row[t]])) for t, a in items]
+            vectors, tokens = self.model.encode_counted(texts, aspects=aspects, batch_size=batch)
+        return [(np.asarray(vectors[a][row[t]], dtype=np.float32), int(tokens[row[t]])) for t, a in items]
 
     @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.01)
     async def _batched(self, items: list[tuple[str, str]]) -> list[tuple[np.ndarray, int]]:

@@ -362,9 +362,12 @@ class ServeConfig(Section):
     decoder (`""` is the single-vector aspect; a plain string means that one). The API key is read
     from the environment variable named by `api_key_env` inside each replica, never from a file, so
     it stays out of configs and the Serve dashboard; unset means no key is required.
-    `device` places the encoder on a GPU (`auto`: when the replica has one, i.e. `num_gpus` in its
-    `ray_actor_options`), `dtype` its inference precision there (float16/bfloat16 halve memory and
-    time on GPUs; vectors are returned as float32 either way; CPUs stay float32).
+    A replica gathers up to `max_batch_size` texts from concurrent requests and runs them through the
+    model `inference_batch_size` at a time, sorted by length, so short texts are not padded to the
+    longest one in the gather (what infinity-emb does too). `device` places the encoder on a GPU
+    (`auto`: when the replica has one, i.e. `num_gpus` in its `ray_actor_options`), `dtype` its
+    inference precision there (float16/bfloat16 halve memory and time on GPUs; vectors are returned
+    as float32 either way; CPUs stay float32).
     """
 
     host: str = "127.0.0.1"
@@ -377,6 +380,7 @@ class ServeConfig(Section):
     max_batch_size: int = Field(32, gt=0)
     batch_wait_timeout_s: float = Field(0.01, ge=0)
     torch_threads: int | None = Field(None, gt=0)
+    inference_batch_size: int = Field(16, gt=0)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"
     max_items: int = Field(2048, gt=0)

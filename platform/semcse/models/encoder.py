@@ -97,7 +97,6 @@ class TextEncoder(nn.Module):
             vectors = nn.functional.normalize(vectors, dim=-1)
         return vectors
 
-    @torch.no_grad()
     def encode(
         self,
         texts: list[str],
@@ -110,12 +109,25 @@ class TextEncoder(nn.Module):
 
         `max_length` truncates for this call only (validation during training uses the training length).
         """
+        return self.encode_counted(texts, batch_size, normalize, show_progress, max_length)[0]
+
+    @torch.no_grad()  # not inference_mode: ZeRO-3 validation gathers parameters in place inside this call
+    def encode_counted(
+        self,
+        texts: list[str],
+        batch_size: int = 64,
+        normalize: bool | None = None,
+        show_progress: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`encode`, plus each text's token count after truncation (what an API bills), from the same pass."""
         texts = list(texts)
         was_training = self.training
         self.eval()
         device = next(self.parameters()).device
         order = np.argsort([-len(t) for t in texts], kind="stable")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        counts = np.zeros(len(texts), dtype=np.int64)
         starts = range(0, len(texts), batch_size)
         if show_progress:
             from tqdm.auto import tqdm
@@ -128,8 +140,9 @@ class TextEncoder(nn.Module):
             if normalize:
                 vectors = nn.functional.normalize(vectors, dim=-1)
             out[index] = vectors.cpu().numpy()
+            counts[index] = batch["attention_mask"].sum(1).cpu().numpy()
         self.train(was_training)
-        return out
+        return out, counts
 
     def freeze(self, embeddings: bool = False, layers: int = 0) -> None:
         """Freeze the input embeddings and/or the first `layers` transformer blocks."""

@@ -90,7 +90,6 @@ class UnifiedEncoder(nn.Module):
             raise UnknownAspect(f"unknown aspect(s) {unknown}; this model has {self.aspects}")
         return list(aspects)
 
-    @torch.no_grad()
     def encode(
         self,
         texts: list[str],
@@ -100,8 +99,21 @@ class UnifiedEncoder(nn.Module):
         show_progress: bool = False,
     ) -> dict[str, np.ndarray]:
         """{aspect: float32 [n, dim]} for the requested aspects, from one trunk pass over `texts`."""
+        return self.encode_counted(texts, aspects, batch_size, normalize, show_progress)[0]
+
+    @torch.no_grad()  # not inference_mode: ZeRO-3 validation gathers parameters in place inside this call
+    def encode_counted(
+        self,
+        texts: list[str],
+        aspects: list[str] | None = None,
+        batch_size: int = 64,
+        normalize: bool | None = None,
+        show_progress: bool = False,
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """`encode`, plus each text's token count after truncation, from the same pass."""
         chosen = self.resolve(aspects)
-        pooled = torch.from_numpy(self.trunk.encode(texts, batch_size=batch_size, show_progress=show_progress))
+        trunk, counts = self.trunk.encode_counted(texts, batch_size=batch_size, show_progress=show_progress)
+        pooled = torch.from_numpy(trunk)
         device = next(self.heads.parameters()).device
         pooled = pooled.to(device=device, dtype=next(self.heads.parameters()).dtype)
         out = {}
@@ -110,7 +122,7 @@ class UnifiedEncoder(nn.Module):
             if normalize:
                 vectors = nn.functional.normalize(vectors, dim=-1)
             out[aspect] = vectors.cpu().numpy()
-        return out
+        return out, counts
 
     def save(self, path: str | Path) -> Path:
         """Write the self-describing directory (see the module docstring)."""
