@@ -36,8 +36,13 @@ def corpus_file(directory: Path, abstracts: int) -> Path:
     return path
 
 
-def plain_loop(cfg, model: str) -> dict[str, float]:
-    """Requests built and generated in this process, one batch after another."""
+def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
+    """Requests built and generated in this process, one batch after another.
+
+    `stop=False` drops the task's stop strings, to count what decoding past the kept sentence costs.
+    """
+    import copy
+
     from semcse.data.io import read_corpus
     from semcse.generation.engines import TransformersGenerator
     from semcse.generation.stages import SHARD
@@ -46,14 +51,17 @@ def plain_loop(cfg, model: str) -> dict[str, float]:
 
     gen = cfg.generation
     task = build_task(gen)
+    if not stop:
+        task = copy.copy(task)
+        task.stop = ()
     counter = TokenCounter(model)
     units = task.units(read_corpus(cfg.corpus.path, cfg.corpus))
     wanted = task.samples()
     started = time.perf_counter()
-    generator = TransformersGenerator(model, gen.max_new_tokens, gen.temperature, gen.top_p, gen.seed)
+    generator = TransformersGenerator(model, gen.new_tokens, gen.temperature, gen.top_p, gen.seed, task=task)
     requests = []
     for unit in units.to_dict("records"):
-        built, removed = task.requests(unit, counter, gen.max_model_len - gen.max_new_tokens)
+        built, removed = task.requests(unit, counter, gen.max_model_len - gen.new_tokens)
         for r in built:
             requests.append(
                 {
@@ -64,14 +72,15 @@ def plain_loop(cfg, model: str) -> dict[str, float]:
                 }
                 | {"chat": r.chat, "system": r.system, "prompt": r.prompt, "truncated": removed}
             )
-    samples = tokens = 0
+    samples = tokens = kept = 0
     for start in range(0, len(requests), gen.batch_size):
         batch = requests[start : start + gen.batch_size]
-        for result in generator.generate(batch, len(batch[0]["samples"])):
+        for request, result in zip(batch, generator.generate(batch, len(batch[0]["samples"]))):
             samples += len(result["raws"])
             tokens += result["generated_tokens"]
+            kept += sum(task.parse(request["prompt_id"], raw).status == "ok" for raw in result["raws"])
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "samples": samples, "tokens": tokens}
+    return {"seconds": seconds, "samples": samples, "tokens": tokens, "kept": kept}
 
 
 def pipeline(cfg) -> dict[str, float]:
@@ -121,6 +130,7 @@ def main() -> None:
         )
         ray.init(num_cpus=max(cores, actors * cpus_per_actor), include_dashboard=False, logging_level="ERROR")
         loop = plain_loop(cfg, model)
+        unstopped = plain_loop(cfg, model, stop=False)
         ray_data = pipeline(cfg)
         ray.shutdown()
 
@@ -134,6 +144,11 @@ def main() -> None:
         )
     ratio = (ray_data["tokens"] / ray_data["seconds"]) / (loop["tokens"] / loop["seconds"])
     print(f"pipeline / plain loop throughput (generated tokens/s): {ratio:.2f}x")
+    per_kept = {name: r["tokens"] / max(r["kept"], 1) for name, r in (("stop", loop), ("no stop", unstopped))}
+    print(
+        f"tokens decoded per kept summary: {per_kept['stop']:.1f} stopping at the end of the line, "
+        f"{per_kept['no stop']:.1f} without ({per_kept['no stop'] / per_kept['stop']:.2f}x)"
+    )
 
 
 if __name__ == "__main__":
