@@ -61,6 +61,7 @@ def test_semantic_and_knn_through_the_cli(ray_cluster, tiny_encoder_dir, sample_
     markdown = (out / "knn" / "knn.md").read_text()
     assert f"| tiny | {knn.loc['tiny', 'knn_accuracy']:.3f} [{knn.loc['tiny', 'knn_accuracy_ci_low']:.3f}," in markdown
     assert "95% bootstrap interval over query papers" in markdown
+    assert "| tiny-cls − tiny | " in markdown and "paired differences" in result.output
     # the knn suite reused the semantic suite's paper embeddings: one shard directory per model holds both
     assert (out / "semantic" / "semantic.md").read_text().startswith("## semantic")
     for suite in ("semantic", "knn"):

@@ -48,8 +48,30 @@ def _cell(value: float, intervals: pd.DataFrame, model: str, metric: str, digits
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def paired_table(result: SuiteResult, digits: int = 3) -> pd.DataFrame | None:
+    """Each model minus the first (the reference) on every metric, paired: `+0.012 [+0.004, +0.020] better`."""
+    models = list(result.estimates)
+    if len(models) < 2:
+        return None
+    rows = {}
+    for model in models[1:]:
+        rows[f"{model} − {models[0]}"] = {
+            metric: f"{d.difference:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}] {d.verdict}"
+            for metric, d in result.differences(model, models[0]).items()
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
 def suite_markdown(result: SuiteResult) -> str:
     parts = [f"## {result.name}", "", markdown_table(with_intervals(result))]
+    paired = paired_table(result)
+    if paired is not None:
+        parts += [
+            "",
+            "### paired differences (same bootstrap draws)",
+            "",
+            markdown_table(paired.rename_axis("models")),
+        ]
     for name, detail in result.details.items():
         parts += ["", f"### {name}", "", markdown_table(detail)]
     if result.notes:
