@@ -17,7 +17,7 @@ Skips with a message when ../shared/data is absent. Not a test: figures depend o
 take tens of minutes on 2 cores.
 
     .venv/bin/python benchmarks/quality.py --part minilm --seeds 0 1 2 --steps 60
-    .venv/bin/python benchmarks/quality.py --part scratch --scratch-steps 400
+    .venv/bin/python benchmarks/quality.py --part scratch --train 3000 --test 500
 """
 
 from __future__ import annotations
