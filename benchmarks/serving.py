@@ -81,7 +81,7 @@ def in_process(all_texts: list[str]) -> float:
     return len(all_texts) / (time.perf_counter() - start)
 
 
-def ours(batches: list[list[str]], concurrency: int) -> tuple[float, list[float]]:
+def ours(batches: list[list[str]], concurrency: int, serve_args: dict[str, str]) -> tuple[float, list[float]]:
     from ray import serve
     from semcse.config import RayConfig, ServeConfig
     from semcse.runtime import init_ray
@@ -89,7 +89,9 @@ def ours(batches: list[list[str]], concurrency: int) -> tuple[float, list[float]
 
     cores = os.cpu_count() or 2
     port = free_port()
-    settings = ServeConfig(encoder=str(minilm_dir()), model_name=MODEL_NAME, torch_threads=cores, port=port)
+    settings = ServeConfig(
+        encoder=str(minilm_dir()), model_name=MODEL_NAME, torch_threads=cores, port=port, **serve_args
+    )
     plan = deploy_config(REPO / "serve_apps" / "config.yaml", settings, ["embed"])
     deployment = plan["applications"][0]["deployments"][0]
     deployment["autoscaling_config"].update(min_replicas=1, max_replicas=1)
@@ -156,12 +158,16 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=8, help="texts per request")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight (loopback only)")
     parser.add_argument("--skip-infinity", action="store_true")
+    parser.add_argument(
+        "--serve", nargs="*", default=[], metavar="KEY=VALUE", help="embed app settings, e.g. inference_batch_size=8"
+    )
     args = parser.parse_args()
+    serve_args = dict(item.split("=", 1) for item in args.serve)
     all_texts = texts(args.requests * args.batch)
     batches = [all_texts[i : i + args.batch] for i in range(0, len(all_texts), args.batch)]
 
     reference = in_process(all_texts)
-    served, served_latencies = ours(batches, args.concurrency)
+    served, served_latencies = ours(batches, args.concurrency, serve_args)
     other = "skipped (--skip-infinity)" if args.skip_infinity else infinity(batches, args.concurrency)
 
     print(f"\n{len(all_texts)} texts, {args.batch} per request, {args.concurrency} in flight, {os.cpu_count()} cores")
