@@ -7,13 +7,21 @@ float32 = 1.5 GB); queries are limited to 200 so brute force stays affordable. Q
 the best of 3 calls, so a first call's thread start-up is not charged to either side.
 
     .venv/bin/python benchmarks/neighbours.py [--sizes 10000 100000 1000000] [--queries 200]
+    .venv/bin/python benchmarks/neighbours.py --real ../shared/data/cs_papers.parquet --max-length 64
+
+`--real` replaces the random vectors by all-MiniLM-L6-v2 embeddings of a corpus (title + abstract,
+cut to `--max-length` tokens to keep embedding affordable on a laptop; cached next to the corpus
+name in the temp dir): real embeddings are clustered, which is where IVF's recall is meant to hold.
+The queries are papers left out of the index.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 from semcse.index import VectorIndex
@@ -45,6 +53,23 @@ def numpy_topk(queries: np.ndarray, stored: np.ndarray, k: int, chunk: int = 200
     return best_rows
 
 
+def real_embeddings(path: str, max_length: int, cache_dir: Path) -> np.ndarray:
+    """Unit MiniLM embeddings of every paper in `path` (cached as .npy so reruns skip the encoding)."""
+    import pandas as pd
+    from _common import minilm_dir
+    from semcse.evaluation.inputs import paper_text
+    from semcse.models.encoder import TextEncoder
+
+    cache = cache_dir / f"{Path(path).stem}-minilm-{max_length}.npy"
+    if cache.is_file():
+        return np.load(cache)
+    texts = paper_text(pd.read_parquet(path)).tolist()
+    vectors = TextEncoder.load(minilm_dir()).encode(texts, batch_size=128, show_progress=True, max_length=max_length)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.save(cache, vectors)
+    return vectors
+
+
 def timed(fn, repeats: int = 1):
     """The value and the best wall time of `repeats` calls (later calls are warm: threads started, caches hot)."""
     best = float("inf")
@@ -59,11 +84,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--real", help="a corpus (parquet) whose MiniLM embeddings replace the random vectors")
+    parser.add_argument("--max-length", type=int, default=64, help="tokens embedded per paper with --real")
     args = parser.parse_args()
-    queries = random_unit(args.queries, seed=1)
+    if args.real:
+        embedded = real_embeddings(args.real, args.max_length, Path(tempfile.gettempdir()))
+        order = np.random.default_rng(0).permutation(len(embedded))
+        queries, pool = embedded[order[: args.queries]], embedded[order[args.queries :]]
+        sizes = [len(pool)]
+        print(f"{args.real}: {len(embedded):,} MiniLM embeddings ({args.max_length} tokens); queries left out")
+    else:
+        queries, pool, sizes = random_unit(args.queries, seed=1), None, args.sizes
     print(f"{'n':>9} {'method':<12} {'build s':>8} {'query s':>8} {'query ×numpy':>13} {'recall@10':>9}")
-    for n in args.sizes:
-        stored = random_unit(n, seed=0)
+    for n in sizes:
+        stored = pool if pool is not None else random_unit(n, seed=0)
         truth, numpy_s = timed(partial(numpy_topk, queries, stored, K), repeats=3)
         print(f"{n:>9} {'numpy':<12} {0:>8.2f} {numpy_s:>8.3f} {1:>13.2f} {1:>9.3f}")
         for name, threshold in (("faiss-flat", n + 1), ("faiss-ivf", 1)):
