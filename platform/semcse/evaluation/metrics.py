@@ -90,7 +90,6 @@ def recall_at_k(
     chunk: int = 2048,
 ) -> float:
     """Share of queries whose true candidate ranks within the top k (ties pessimistic, as in `average_rank`)."""
-    true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     return float(np.mean(true_ranks(queries, candidates, true_index, similarity, chunk) <= k))
 
 

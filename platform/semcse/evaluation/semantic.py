@@ -71,16 +71,18 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     sets = text_sets(frame, pool, cfg, data)
     label_col = label_column(frame, cfg, required=False, source=data)
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
+    if label_col is not None:
+        papers = frame.set_index("id").loc[sets["papers"]["id"]].reset_index()
+        labels = papers[label_col].astype(str).to_numpy()
+        queries, references = query_rows(papers, cfg)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves = {}, {}
     for spec in models:
         embedded = embed_sets(spec, sets, Path(out) / "embeddings", cfg.evaluation)
         rows[spec.name] = _matching_scores(embedded, sets, bootstrap)
         if label_col is not None:
-            papers = frame.set_index("id").loc[sets["papers"]["id"]].reset_index()
             vectors = combined_vectors(embedded.vectors("papers", papers["id"]))
-            labels = papers[label_col].astype(str).to_numpy()
-            agreement = _label_agreement(vectors, labels, embedded, *query_rows(papers, cfg), cfg)
+            agreement = _label_agreement(vectors, labels, embedded, queries, references, cfg)
             rows[spec.name]["clustering"] = bootstrap.mean("clustering", agreement)
             spaces[spec.name] = LabelledSpace(vectors, labels)
             curves[spec.name] = metrics.pca_variance_curve(vectors, 100)
@@ -98,7 +100,6 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     if label_col is None:
         notes.append("no labels: clustering skipped (set evaluation.label_col)")
     else:
-        queries, references = query_rows(frame, cfg)
         notes.append(f"clustering: {int(queries.sum()):,} query papers vs {int(references.sum()):,} papers' labels")
     return SuiteResult(NAME, rows, lower_is_better=lower, spaces=spaces, pca_curves=curves, notes=notes)
 

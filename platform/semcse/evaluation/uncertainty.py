@@ -55,12 +55,6 @@ class Difference:
             return "worse"
         return "no significant difference"
 
-    def describe(self) -> str:
-        return (
-            f"{self.a} − {self.b} on {self.metric}: {self.difference:+.4g} "
-            f"(95% CI [{self.low:+.4g}, {self.high:+.4g}]) → {self.verdict}"
-        )
-
     def to_dict(self) -> dict[str, float | str]:
         return {
             "difference": self.difference,

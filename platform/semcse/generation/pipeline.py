@@ -97,14 +97,14 @@ def engine_model(gen: GenerationConfig, tracking: TrackingConfig) -> str:
     return model
 
 
-def plan_shards(units: pd.DataFrame, settings: dict[str, Any], shard_rows: int) -> list[Shard]:
-    """Cut units into shards keyed by their content plus everything that shapes the output."""
+def plan_shards(units: pd.DataFrame, hashes: list[str], settings: dict[str, Any], shard_rows: int) -> list[Shard]:
+    """Cut units (with their content hashes) into shards keyed by their content plus what shapes the output."""
     shards = []
     for start in range(0, len(units), shard_rows):
         chunk = units.iloc[start : start + shard_rows].reset_index(drop=True)
-        records = chunk.to_dict("records")
-        hashes = {str(r[UNIT]): unit_hash(r) for r in records}
-        shards.append(Shard(content_key(records, settings), chunk, hashes))
+        names = [str(u) for u in chunk[UNIT]]
+        key = content_key(chunk.to_dict("records"), settings)
+        shards.append(Shard(key, chunk, dict(zip(names, hashes[start : start + shard_rows]))))
     return shards
 
 
@@ -154,8 +154,14 @@ class Generation:
             corpus = corpus.head(self.gen.limit)
         units = self.task.units(corpus)
         finished = self.manifest.finished_units(self.settings_key)
-        done = [finished.get(str(r[UNIT])) == unit_hash(r) for r in units.to_dict("records")]
-        todo = plan_shards(units[[not d for d in done]], self.settings, self.gen.shard_rows)
+        hashes = [unit_hash(r) for r in units.to_dict("records")]
+        done = [finished.get(str(u)) == h for u, h in zip(units[UNIT], hashes)]
+        todo = plan_shards(
+            units[[not d for d in done]],
+            [h for h, d in zip(hashes, done) if not d],
+            self.settings,
+            self.gen.shard_rows,
+        )
         if todo:
             self.check_context(todo[0].units.iloc[0].to_dict())
         others = {k: s for k, s in self.manifest.used_settings().items() if k != self.settings_key}
