@@ -104,6 +104,18 @@ def build_app():
 FATES = ("500", "400", "garbage", "ok")
 
 
+def served_summaries(base_url: str, route: str, tokenizer: Path) -> list[str]:
+    """Overrides for the summaries task on the canned server; `route` picks an endpoint family ("" = plain)."""
+    url = f"{base_url.removesuffix('/v1')}/{route}/v1" if route else base_url
+    return [
+        "generation.engine=http",
+        "generation.model=canned-model",
+        f"generation.tokenizer={tokenizer}",
+        f"generation.http.base_url={url}",
+        "generation.max_model_len=96",
+    ]
+
+
 @pytest.fixture(scope="module")
 def openai_server() -> Iterator[tuple[str, Counter]]:
     import uvicorn
@@ -165,13 +177,7 @@ def test_http_aspects_parse_retry_and_reject(ray_cluster, gen_config, openai_ser
 def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, prompt_lm_dir):
     base_url, calls = openai_server
     before = calls["completions"]
-    cfg = gen_config(
-        "generation.engine=http",
-        "generation.model=canned-model",
-        f"generation.tokenizer={prompt_lm_dir}",
-        f"generation.http.base_url={base_url}",
-        "generation.max_model_len=96",
-    )
+    cfg = gen_config(*served_summaries(base_url, "", prompt_lm_dir))
     report = run_generation(cfg)
     rows = assert_complete(Path(cfg.generation.out), ["id", "prompt_id", "sample"], 4 * 2 * 2, TEXTS_SCHEMA)
     assert set(rows["text"]) == {"the soil effects of invasive plants."}
@@ -186,14 +192,10 @@ def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_conf
     """500s (retried, then given up), 400s, non-JSON bodies: each sample ends as a row or a reject with its reason."""
     base_url, calls = openai_server
     cfg = gen_config(
-        "generation.engine=http",
-        "generation.model=canned-model",
-        f"generation.tokenizer={prompt_lm_dir}",
-        f"generation.http.base_url={base_url.removesuffix('/v1')}/faulty/v1",
+        *served_summaries(base_url, "faulty", prompt_lm_dir),
         "generation.http.max_retries=2",
         "generation.http.backoff_s=0",
         "generation.limit=8",
-        "generation.max_model_len=96",
     )
     report = run_generation(cfg)
     out = Path(cfg.generation.out)
@@ -223,15 +225,11 @@ def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config
         f"generation.prompts={json.dumps(DEFAULT_SUMMARY_PROMPTS[:2])}",
         "generation.samples_per_prompt=2",
         "generation.max_new_tokens=12",
-        "generation.engine=http",
-        "generation.model=canned-model",
-        f"generation.tokenizer={prompt_lm_dir}",
-        f"generation.http.base_url={base_url.removesuffix('/v1')}/slow/v1",
+        *served_summaries(base_url, "slow", prompt_lm_dir),
         "generation.http.max_in_flight=1",
         "generation.batch_size=2",
         "generation.shard_rows=1",
         "generation.limit=8",
-        "generation.max_model_len=96",
     ]
     cfg = gen_config(*flags)
     out = Path(cfg.generation.out)
