@@ -195,7 +195,10 @@ class TrainingConfig(Section):
     on `num_workers`. Validation runs every `eval_every` steps (or `eval_every_minutes`) on a seeded
     sample of at most `val_size` held-out abstracts; the base model is evaluated first and is
     candidate zero, so a run that never beats it delivers the base and registers nothing; training
-    stops after `patience` evaluations without improvement.
+    stops after `patience` evaluations without improvement. With `improvement: significant` (the
+    default) a trained step replaces the best only when it also beats the base model on the same
+    validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
+    any lower score (a strong base model on a small validation set then wins or loses by noise).
 
     Unset fields take the recipe of the pairs mode (`recipe`): crop-based modes follow the cropping
     paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
@@ -239,6 +242,7 @@ class TrainingConfig(Section):
     val_size: int = Field(256, gt=1)
     log_every: int = Field(10, gt=0)
     patience: int = Field(3, gt=0)
+    improvement: Literal["significant", "strict"] = "significant"
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -69,3 +70,22 @@ def test_a_later_tie_never_displaces_the_base_model() -> None:
     assert (state.best_step, state.base_score, state.evals_without_improvement) == (0, 1.02, 3)
     checkpoint, metrics = best_model(SimpleNamespace(best_checkpoints=kept))
     assert checkpoint == "checkpoint-0" and metrics["step"] == 0
+
+
+def test_a_step_better_only_by_noise_never_displaces_the_base_model() -> None:
+    """With `improvement: significant`, a lower mean rank must also beat the base abstract by abstract."""
+    rng = np.random.default_rng(0)
+    base = rng.uniform(1, 20, size=200)
+    state = LoopState()
+    assert state.record(float(base.mean()), base, significant=True)  # step 0: the base model
+    noise = base + rng.normal(0, 4, size=200)
+    noise -= noise.mean() - base.mean() + 0.05  # lower on average by 0.05, abstract by abstract noise
+    state.step = 10
+    assert not state.record(float(noise.mean()), noise, significant=True)
+    assert state.best_step == 0 and state.evals_without_improvement == 1
+    state.step = 20
+    lucky = replace(state)
+    assert lucky.record(float(noise.mean()), noise, significant=False)  # the strict rule takes any lower score
+    better = base - rng.uniform(0, 1, size=200)  # every abstract ranks a little better
+    assert state.record(float(better.mean()), better, significant=True)
+    assert state.best_step == 20 and state.evals_without_improvement == 0

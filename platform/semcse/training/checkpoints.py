@@ -20,6 +20,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from semcse.training.validation import significantly_better
+
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
 CANDIDATE_SCORE = "candidate_score"
 
@@ -29,7 +33,9 @@ class LoopState:
     """Where the loop is: steps done, the base model's and the best validation score, evaluations since the best.
 
     The base model's evaluation (step 0) is the first record, so the best so far starts as the
-    base: a trained step counts as an improvement only when it scores strictly better.
+    base: a trained step counts as an improvement only when it scores strictly better than the
+    best, and, with `significant`, when its per-abstract scores also beat the base model's on the
+    same abstracts with a paired bootstrap interval that excludes zero.
     """
 
     step: int = 0
@@ -37,12 +43,17 @@ class LoopState:
     best_score: float = math.inf
     best_step: int = 0
     evals_without_improvement: int = 0
+    base_items: list[float] | None = None
 
-    def record(self, score: float) -> bool:
+    def record(self, score: float, items: np.ndarray | None = None, significant: bool = False) -> bool:
         """Count one evaluation; True when it improved on the best score (the base model's, at step 0)."""
         if self.step == 0:
             self.base_score = score
-        if score < self.best_score:
+            self.base_items = None if items is None else [float(x) for x in items]
+        better = score < self.best_score
+        if better and self.step > 0 and significant and items is not None and self.base_items is not None:
+            better = significantly_better(items, np.asarray(self.base_items))
+        if better:
             self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0
             return True
         self.evals_without_improvement += 1

@@ -48,6 +48,7 @@ from semcse.training.aspects import (
 )
 from semcse.training.objective import Batch
 from semcse.training.trainer import TrainingSetupError
+from semcse.training.validation import Validated
 
 TOKENIZER_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -85,7 +86,7 @@ class TargetValidation:
         return len(self.texts)
 
 
-def evaluate_targets(model: UnifiedEncoder, val: TargetValidation, batch_size: int = 64) -> dict[str, float]:
+def evaluate_targets(model: UnifiedEncoder, val: TargetValidation, batch_size: int = 64) -> Validated:
     """Per aspect, the average rank of each abstract's target among the validation targets; their mean."""
     predicted = model.encode(val.texts, aspects=val.aspects, batch_size=batch_size)
     ranks = {}
@@ -94,7 +95,7 @@ def evaluate_targets(model: UnifiedEncoder, val: TargetValidation, batch_size: i
         ranks[f"val_rank:{aspect}"] = average_rank(
             predicted[aspect][rows], val.targets[rows, a], similarity=val.similarity
         )
-    return ranks | {"val_score": float(np.mean(list(ranks.values())))}
+    return Validated(ranks | {"val_score": float(np.mean(list(ranks.values())))})
 
 
 @dataclass(frozen=True)
@@ -109,14 +110,14 @@ class SummaryValidation:
         return min(len(q) for q in self.queries.values())
 
 
-def evaluate_summaries(model: UnifiedEncoder, val: SummaryValidation, batch_size: int = 64) -> dict[str, float]:
+def evaluate_summaries(model: UnifiedEncoder, val: SummaryValidation, batch_size: int = 64) -> Validated:
     """Per aspect, the average rank of the abstract for the query of one of its summaries (same head); their mean."""
     ranks = {}
     for aspect, queries in val.queries.items():
         vectors = model.encode(queries + val.documents[aspect], aspects=[aspect], batch_size=batch_size)[aspect]
         n = len(queries)
         ranks[f"val_rank:{aspect}"] = average_rank(vectors[:n], vectors[n:], similarity=val.similarity)
-    return ranks | {"val_score": float(np.mean(list(ranks.values())))}
+    return Validated(ranks | {"val_score": float(np.mean(list(ranks.values())))})
 
 
 class DistillObjective:
@@ -207,7 +208,7 @@ class DistillData:
     aspects: list[str]
     train_rows: pd.DataFrame
     validation: TargetValidation | SummaryValidation
-    evaluate: Callable[[Any, Any], dict[str, float]]
+    evaluate: Callable[[Any, Any], Validated]
     counts: dict[str, int]
 
 

@@ -28,7 +28,7 @@ from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE
 from semcse.training.objective import Objective
-from semcse.training.validation import ValidationSet, evaluate
+from semcse.training.validation import Validated, ValidationSet, evaluate
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class LoopSpec:
     tracking: TrackingConfig | None = None
     run_id: str | None = None
     fail_once: FailOnce | None = None
-    evaluate: Callable[[Any, Any], dict[str, float]] = evaluate  # (model, validation) -> metrics with val_score
+    evaluate: Callable[[Any, Any], Validated] = evaluate  # (model, validation) -> metrics with val_score
 
 
 class Meter:
@@ -237,8 +237,9 @@ def _evaluate_and_checkpoint(
     from ray.train import Checkpoint
 
     started = time.perf_counter()
-    metrics = _shared_evaluation(engine.module, spec, rank, dist)
-    improved = state.record(metrics["val_score"])
+    validated = _shared_evaluation(engine.module, spec, rank, dist)
+    metrics = validated.metrics
+    improved = state.record(metrics["val_score"], validated.items, spec.cfg.improvement == "significant")
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
     report = metrics | {
@@ -261,7 +262,9 @@ def _evaluate_and_checkpoint(
     elif improved:
         verdict = " (best)"
     else:
-        verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''})"
+        base = " = the base model" if state.best_step == 0 else ""
+        noise = ", lower but not significantly better than the base" if metrics["val_score"] < state.best_score else ""
+        verdict = f" (best is still step {state.best_step}{base}{noise})"
     if stop:
         verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
     log(
@@ -277,7 +280,7 @@ def _seconds(phase: str, started: float) -> dict[str, float]:
     return {f"{phase}_s": time.perf_counter() - started}
 
 
-def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> dict[str, float]:
+def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Validated:
     """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
 
     Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they

@@ -224,9 +224,10 @@ def deliver(
     tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
     if not improved:
         print(
-            f"[semcse train] NO IMPROVEMENT: no trained step beat the base model on validation "
-            f"(base {status['base_val_score']:.3f}, last step {status['last_step']}: {status['last_val_score']:.3f}; "
-            f"lower is better). {out} holds the base model unchanged and nothing was registered.",
+            f"[semcse train] NO IMPROVEMENT: no trained step beat the base model on validation by the "
+            f"`training.improvement` rule (base {status['base_val_score']:.3f}, last step {status['last_step']}: "
+            f"{status['last_val_score']:.3f}; lower is better). {out} holds the base model unchanged and nothing "
+            "was registered.",
             flush=True,
         )
         return None

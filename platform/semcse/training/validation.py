@@ -10,6 +10,11 @@ Crop modes have no generated texts, so they use the analogues that test the same
 first crop ↔ last crop of an abstract for the pair check, and the abstract's first half ↔ second
 half of its sentences for the document check (SemCSE's "abstract segments" task). Ranks are 1-based,
 lower is better, and use the loss's geometry (Euclidean for triplet, cosine for InfoNCE).
+
+Each abstract's own score (the mean of its two ranks) is kept beside the averages, so a trained
+step can be tested against the base model on the same abstracts (`significantly_better`): on a few
+hundred validation abstracts a strong base model's ranks move by noise alone, and a step that is
+better only by noise must not replace the base.
 """
 
 from __future__ import annotations
@@ -20,8 +25,18 @@ import numpy as np
 import pandas as pd
 
 from semcse.data.positives import pair_mode
-from semcse.evaluation.metrics import Similarity, average_rank
+from semcse.evaluation.metrics import Similarity, true_ranks
+from semcse.evaluation.uncertainty import Bootstrap
 from semcse.models.encoder import TextEncoder
+
+
+@dataclass(frozen=True)
+class Validated:
+    """One evaluation: the logged metrics (with `val_score`, lower is better) and, where the check has
+    them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared)."""
+
+    metrics: dict[str, float]
+    items: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -77,8 +92,9 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
     return " ".join(sentences[:middle]), " ".join(sentences[middle:])
 
 
-def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> dict[str, float]:
-    """Both average ranks and their mean; every text is encoded once, in one batched pass without gradients."""
+def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
+    """Both average ranks, their mean, and each abstract's mean rank; every text is encoded once, in one
+    batched pass without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
     vectors = encoder.encode(
@@ -90,6 +106,19 @@ def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     pair_q, pair_t = vectors[:n], vectors[n : 2 * n]
     document_q = vectors[2 * n : 2 * n + n * width].reshape(n, width, -1).mean(1)
     document_t = vectors[2 * n + n * width :]
-    pair = average_rank(pair_q, pair_t, similarity=val.similarity)
-    document = average_rank(document_q, document_t, similarity=val.similarity)
-    return {"val_rank_pair": pair, "val_rank_document": document, "val_score": float(np.mean([pair, document]))}
+    pair = true_ranks(pair_q, pair_t, similarity=val.similarity)
+    document = true_ranks(document_q, document_t, similarity=val.similarity)
+    items = (pair + document) / 2
+    metrics = {
+        "val_rank_pair": float(pair.mean()),
+        "val_rank_document": float(document.mean()),
+        "val_score": float(items.mean()),
+    }
+    return Validated(metrics, items)
+
+
+def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
+    """Whether per-abstract scores (lower is better) beat the base model's on the same abstracts: the 95%
+    paired bootstrap interval of the mean difference lies below zero."""
+    difference = Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))
+    return bool(difference.interval()[1] < 0)
