@@ -61,6 +61,21 @@ class CorpusConfig(Section):
             raise ValueError("val_fraction + test_fraction must leave room for a training split")
         return self
 
+    def validated(self, path: str | Path) -> CorpusConfig:
+        """These settings pointed at a validated corpus, which always has canonical columns in Parquet.
+
+        Later stages read what validation wrote; the user's column names describe only the raw input.
+        """
+        return self.model_copy(
+            update={
+                "path": str(path),
+                "format": "parquet",
+                "id_col": "id",
+                "title_col": "title",
+                "abstract_col": "abstract",
+            }
+        )
+
 
 class RayConfig(Section):
     """How to reach Ray: an address (or RAY_ADDRESS), else a local cluster of this size."""

@@ -160,7 +160,7 @@ class Pipeline:
         from semcse.generation import run_generation
 
         out = self.run_dir / "texts"
-        cfg = self._with({"corpus.path": self.state.outputs("validate")["corpus"], "generation.out": str(out)})
+        cfg = self._on_validated({"generation.out": str(out)})
         report = run_generation(cfg)
         return {"texts": str(out), "rows": report.rows_written, "rejects": report.rejects_written}
 
@@ -168,13 +168,10 @@ class Pipeline:
         from semcse.training.trainer import train
 
         texts = self.state.steps.get("generate", {}).get("outputs", {}).get("texts")
-        updates = {
-            "corpus.path": self.state.outputs("validate")["corpus"],
-            "training.out": str(self.run_dir / "model"),
-        }
+        updates = {"training.out": str(self.run_dir / "model")}
         if texts:
             updates["training.texts"] = texts
-        result = train(self._with(updates))
+        result = train(self._on_validated(updates))
         return {
             "model": str(result.model_dir),
             "version": result.model_version,
@@ -200,10 +197,12 @@ class Pipeline:
         if champion is not None:
             models.append(f"champion={champion[1]}")
         incumbent = "champion" if champion is not None else "base"
-        cfg = self.cfg
-        if cfg.evaluation.data and "split" not in cfg.evaluation.model_fields_set:
-            cfg = self._with({"evaluation.split": "all"})
-        data = cfg.evaluation.data or self.state.outputs("validate")["corpus"]
+        if self.cfg.evaluation.data:
+            whole = "split" not in self.cfg.evaluation.model_fields_set
+            cfg = self._with({"evaluation.split": "all"}) if whole else self.cfg
+        else:
+            cfg = self._on_validated({})
+        data = cfg.evaluation.data or cfg.corpus.path
         out = self.run_dir / "evaluation"
         suites = [s for s in cfg.evaluation.suites if s != "decoder"]
         results = evaluate(suites, models, data, out, cfg)
@@ -304,6 +303,11 @@ class Pipeline:
         apps = ["embed", "search"] if settings.index else ["embed"]
         routes = deploy(deploy_config(self.cfg.pipeline.serve_config, settings, apps))
         return {"deployed": True, "routes": routes}
+
+    def _on_validated(self, updates: dict[str, Any]) -> RunConfig:
+        """The run config reading the validated corpus (canonical columns, never the user's names), plus `updates`."""
+        corpus = self.cfg.corpus.validated(self.state.outputs("validate")["corpus"])
+        return self._with({f"corpus.{key}": value for key, value in corpus.model_dump().items()} | updates)
 
     def _with(self, updates: dict[str, Any]) -> RunConfig:
         """A copy of the run config with `section.key` values set (validated like any override)."""

@@ -223,3 +223,25 @@ def test_ray_job_submit_runs_the_pipeline(pipeline_config):
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=120)
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_the_user_column_names_hold_from_validation_to_the_index(ray_cluster, pipeline_config, tmp_path: Path):
+    """Validation writes canonical columns; no later step may read that file with the user's raw names."""
+    import pandas as pd
+
+    sample = pd.read_json(REPO / "examples" / "sample_corpus.jsonl", lines=True)
+    renamed = sample.rename(columns={"id": "paper_id", "title": "heading", "abstract": "body"})
+    renamed.to_parquet(tmp_path / "renamed.parquet", index=False)
+    corpus = {
+        "path": str(tmp_path / "renamed.parquet"),
+        "id_col": "paper_id",
+        "title_col": "heading",
+        "abstract_col": "body",
+    }
+    cfg = load_config(pipeline_config(corpus=corpus, pipeline={"build_index": True}))
+    state = Pipeline(cfg).run()
+    assert state.steps["validate"]["outputs"]["accepted"] == len(sample)
+    assert set(state.steps["evaluate"]["outputs"]["suites"]) == {"semantic", "knn"}
+    index = Path(state.steps["index"]["outputs"]["index"])
+    assert state.steps["index"]["outputs"]["papers"] == len(sample) and index.is_dir()
