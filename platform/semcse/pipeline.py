@@ -270,7 +270,7 @@ class Pipeline:
         else:
             outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
             verdict = f"{outcome}: {evidence}; keeping the {incumbent}"
-        self.console.print(verdict)
+        self.console.print(verdict, highlight=False, soft_wrap=True)
         return {
             "champion": promoted,
             "incumbent": incumbent,
@@ -295,13 +295,16 @@ class Pipeline:
     def serve(self) -> dict[str, Any]:
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
-        from semcse.serving import deploy, deploy_config
+        from semcse.serving import check_parts, deploy, deploy_config
 
         settings = self.cfg.serve.model_copy(
             update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
-        routes = deploy(deploy_config(self.cfg.pipeline.serve_config, settings, apps))
+        plan, notes = check_parts(deploy_config(self.cfg.pipeline.serve_config, settings, apps), self.cfg.tracking)
+        for note in notes:
+            self.console.print(note, highlight=False)
+        routes = deploy(plan)
         return {"deployed": True, "routes": routes}
 
     def _on_validated(self, updates: dict[str, Any]) -> RunConfig:

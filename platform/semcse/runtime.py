@@ -47,11 +47,18 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
     """
     import ray
 
+    from semcse import logs
+
     cfg = cfg or RayConfig()
     target = address or cfg.address or os.environ.get("RAY_ADDRESS")
     if ray.is_initialized():
         return ray.get_runtime_context().gcs_address
-    kwargs = {"logging_level": logging.WARNING, "log_to_driver": True}
+    logs.configure()
+    kwargs = {
+        "logging_level": logging.DEBUG if logs.verbose() else logging.WARNING,
+        "log_to_driver": True,
+        "runtime_env": {"env_vars": logs.worker_env(), "worker_process_setup_hook": "semcse.logs.configure"},
+    }
     if target:
         check_reachable(target)
         try:
@@ -62,7 +69,10 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
                 "or unset RAY_ADDRESS / drop --address to run on a local cluster."
             ) from exc
     else:
-        ray.init(num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=False, **kwargs)
+        # The dashboard serves the State API, through which Ray Train's placement-group cleaner
+        # watches its controller (without it, the cleaner warns every few seconds and never cleans).
+        ray.init(num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=True, **kwargs)
+    logs.quiet_ray_data()
     address_in_use = ray.get_runtime_context().gcs_address
     log.info("connected to Ray at %s", address_in_use)
     return address_in_use

@@ -17,10 +17,20 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from semcse.config import ConfigError, ServeConfig, format_validation_error
+from semcse.config import ConfigError, ServeConfig, TrackingConfig, format_validation_error
 
 PATH_ARGS = ("encoder", "index", "map")
 TERMINAL = {"RUNNING", "DEPLOY_FAILED", "UNHEALTHY"}
+
+# What each app cannot start without, and what it can do without (then that feature is off).
+REQUIRED_PARTS = {"embed": ("encoder",), "search": ("index",), "decode": ("decoders",), "map": ("map", "encoder")}
+OPTIONAL_PARTS = {"map": ("decoders",)}
+CREATED_BY = {
+    "encoder": "`semcse train` (or `make demo`), or pass --encoder",
+    "index": "`semcse index build`, or pass --index",
+    "map": "`semcse map layout`, or pass --map",
+    "decoders": "`semcse train-decoder`, or pass --decoder",
+}
 
 
 def _absolute(ref: str) -> str:
@@ -59,6 +69,51 @@ def deploy_config(path: str | Path, settings: ServeConfig, apps: list[str] | Non
         return ServeDeploySchema.model_validate(data).model_dump(exclude_unset=True)
     except ValidationError as exc:
         raise ConfigError(f"{path}: not a valid Serve config:\n{format_validation_error(exc)}") from exc
+
+
+def missing_ref(ref: str, tracking: TrackingConfig | None) -> str | None:
+    """Why a model/index/map reference cannot be loaded (None when it can): a missing path or registry entry."""
+    from semcse.tracking import alias_version
+
+    if ref.startswith("models:/"):
+        name, _, alias = ref[len("models:/") :].partition("@")
+        if alias and alias_version(tracking or TrackingConfig(), name, alias) is None:
+            return f"{ref} is not in the model registry"
+        return None
+    return None if Path(ref).expanduser().exists() else f"{ref} does not exist"
+
+
+def check_parts(config: dict[str, Any], tracking: TrackingConfig | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Before anything is deployed: fail on a missing required part, switch off a missing optional one.
+
+    A required part (the embed app's encoder, the map app's map) that is missing raises one
+    ConfigError naming the command that creates it, instead of replicas that crash-loop. A missing
+    optional part (the map app's decoder) is dropped from the app's args, so the app starts with
+    that feature disabled; the returned notes say which and why.
+    """
+    problems, notes = [], []
+    for app in config["applications"]:
+        name, args = app["name"], app.get("args", {})
+        for part in REQUIRED_PARTS.get(name, ()):
+            refs = _refs(args.get(part))
+            reasons = [why for why in (missing_ref(ref, tracking) for ref in refs) if why] or (
+                [] if refs else [f"no {part} is set"]
+            )
+            problems += [f"{name}: {why}; create it with {CREATED_BY[part]}" for why in reasons]
+        for part in OPTIONAL_PARTS.get(name, ()):
+            reasons = [why for why in (missing_ref(ref, tracking) for ref in _refs(args.get(part))) if why]
+            if reasons:
+                args[part] = {}
+                notes.append(f"{name}: {part} disabled ({'; '.join(reasons)}); create one with {CREATED_BY[part]}")
+    if problems:
+        raise ConfigError("cannot serve yet:\n  " + "\n  ".join(problems))
+    return config, notes
+
+
+def _refs(value: Any) -> list[str]:
+    if not value:
+        return []
+    return list(value.values()) if isinstance(value, dict) else [str(value)]
 
 
 def deploy(config: dict[str, Any], timeout_s: float = 600.0) -> dict[str, str]:

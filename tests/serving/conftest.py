@@ -77,7 +77,7 @@ def map_dir(tmp_path_factory: pytest.TempPathFactory, tiny_encoder_dir: Path, sa
 def apps(
     serve_base: str, tiny_encoder_dir: Path, search_dir: Path, decoder_dir: Path, map_dir: Path
 ) -> dict[str, str]:
-    """All four apps, deployed together (replicas start in parallel); name → base URL."""
+    """All four apps and a map without a decoder, deployed together (replicas start in parallel); name → URL."""
     from ray import serve
     from semcse.config import ServeConfig
 
@@ -101,6 +101,8 @@ def apps(
                 "layout_iterations": 100,
             },
         ),
+        # what `semcse serve --app map` deploys before any decoder exists
+        "t-bare-map": (MapExplorer, {"map": str(map_dir), "encoder": encoder, "layout_iterations": 100}),
     }
     targets = [
         serve.RunTarget(

@@ -70,3 +70,11 @@ def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: lis
     assert far.status_code == 400 and "outside the map" in far.json()["error"]["message"]
     bad = client.post(f"{apps['map']}/layout", json={"weights": {"species": 1}})
     assert bad.status_code == 400 and "unknown aspects" in bad.json()["error"]["message"]
+
+
+def test_a_map_without_a_decoder_serves_and_says_why_explain_is_off(apps: dict[str, str], client: httpx.Client):
+    health = client.get(f"{apps['bare-map']}/health").json()
+    assert health["explain"] is False and "semcse train-decoder" in health["explain_disabled"]
+    assert len(client.get(f"{apps['bare-map']}/points").json()["points"]) > 0
+    response = client.post(f"{apps['bare-map']}/explain", json={"x": 0.0, "y": 0.0})
+    assert response.status_code == 503 and "explain is disabled" in response.json()["error"]["message"]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from semcse.cli import app
-from semcse.config import ConfigError, ServeConfig
-from semcse.serving import deploy_config
+from semcse.config import ConfigError, ServeConfig, TrackingConfig
+from semcse.serving import check_parts, deploy_config
 from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,3 +56,22 @@ def test_deploy_config_refuses_unknown_apps_and_bad_args() -> None:
 def test_serve_command_rejects_a_bad_override() -> None:
     result = CliRunner().invoke(app, ["serve", "--apps", str(APPS), "--set", "serve.max_items=-1"])
     assert result.exit_code == 2 and "max_items" in result.output
+
+
+def test_a_missing_required_part_fails_before_deploying_and_names_its_command(tmp_path: Path) -> None:
+    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), map=str(tmp_path / "no-map")), ["map"])
+    with pytest.raises(ConfigError, match=r"map: .*no-map does not exist; create it with `semcse map layout`"):
+        check_parts(plan, tracking)
+    plan = deploy_config(APPS, ServeConfig(), ["embed"])
+    with pytest.raises(ConfigError, match=r"semcse-encoder@champion is not in the model registry.*`semcse train`"):
+        check_parts(plan, tracking)
+
+
+def test_a_missing_decoder_switches_explain_off_instead_of_failing(tmp_path: Path) -> None:
+    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    (tmp_path / "map").mkdir()
+    plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), map=str(tmp_path / "map")), ["map"])
+    checked, notes = check_parts(plan, tracking)
+    assert checked["applications"][0]["args"]["decoders"] == {}
+    assert len(notes) == 1 and "decoders disabled" in notes[0] and "semcse train-decoder" in notes[0]

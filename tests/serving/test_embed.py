@@ -19,20 +19,20 @@ def test_openai_client_returns_the_library_vectors(embed_url: str, tiny_encoder_
     from semcse.models.encoder import TextEncoder
 
     client = OpenAI(base_url=f"{embed_url}/v1", api_key=API_KEY)
-    response = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS)
+    response = client.embeddings.create(model="semcse-encoder", input=TEXTS)
     served = np.array([item.embedding for item in sorted(response.data, key=lambda d: d.index)])
     expected = TextEncoder.load(tiny_encoder_dir).encode(TEXTS)
     np.testing.assert_allclose(served, expected, rtol=1e-4, atol=1e-5)
     assert response.usage.prompt_tokens > len(TEXTS)
-    short = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS[0], dimensions=8)
+    short = client.embeddings.create(model="semcse-encoder", input=TEXTS[0], dimensions=8)
     np.testing.assert_allclose(short.data[0].embedding, expected[0, :8], rtol=1e-4, atol=1e-5)
     # the client asks for base64 unless told otherwise; floats must give the same vectors
-    floats = client.embeddings.create(model=tiny_encoder_dir.name, input=TEXTS, encoding_format="float")
+    floats = client.embeddings.create(model="semcse-encoder", input=TEXTS, encoding_format="float")
     np.testing.assert_allclose([item.embedding for item in floats.data], expected, rtol=1e-4, atol=1e-5)
     from openai import BadRequestError
 
     with pytest.raises(BadRequestError, match="token ids is not supported"):
-        client.embeddings.create(model=tiny_encoder_dir.name, input=[[101, 2023, 102]])
+        client.embeddings.create(model="semcse-encoder", input=[[101, 2023, 102]])
 
 
 def test_float_format_models_and_health(embed_url: str, client: httpx.Client, tiny_encoder_dir: Path) -> None:
@@ -42,7 +42,7 @@ def test_float_format_models_and_health(embed_url: str, client: httpx.Client, ti
     same = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS[1], "aspects": [""]}).json()
     np.testing.assert_allclose(same["data"][0]["embedding"], body["data"][1]["embedding"], rtol=1e-5)
     models = client.get(f"{embed_url}/v1/models").json()["data"]
-    assert models[0]["id"] == tiny_encoder_dir.name and models[0]["aspects"] == [""]
+    assert models[0]["id"] == "semcse-encoder" and models[0]["aspects"] == [""]
     assert httpx.get(f"{embed_url}/health").json() == {"status": "ok"}  # no key needed
 
 
@@ -107,3 +107,17 @@ def test_replicas_use_a_gpu_only_when_they_have_one(tiny_encoder_dir: Path) -> N
             place_model(model, ServeConfig(device="cuda"))
     else:
         assert next(placed.parameters()).dtype == torch.float16 and next(placed.parameters()).is_cuda
+
+
+def test_the_readme_client_snippet_works_against_a_directory_served_encoder(embed_url: str) -> None:
+    """The README serves `--encoder runs/…` (a directory) and its client asks for the registered name."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert re.search(r"semcse serve --app embed .*--encoder runs/", readme)
+    snippet = re.search(r"```python\n(from openai import OpenAI\n.*?)```", readme, re.S).group(1)
+    code = snippet.replace('"http://localhost:8000/v1", api_key="none"', f'"{embed_url}/v1", api_key="{API_KEY}"')
+    assert code != snippet, "the README's client snippet changed; update this test's substitution"
+    namespace: dict = {}
+    exec(code, namespace)
+    assert len(namespace["vectors"]) == 1 and len(namespace["vectors"][0].embedding) > 0

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from semcse import logs
 from semcse.config import CorpusConfig, DecoderConfig, RunConfig
 from semcse.data.generated import read_texts
 from semcse.models.decoder import EmbeddingDecoder
@@ -227,7 +228,7 @@ def train_decoder(
 ) -> TrainedDecoder:
     """Run the Ray Train job and copy its best checkpoint to `out`; log and register it when tracking."""
     import ray.data
-    from ray.train import CheckpointConfig, ScalingConfig
+    from ray.train import CheckpointConfig, LoggingConfig, ScalingConfig
     from ray.train import RunConfig as RayRunConfig
     from ray.train.torch import TorchTrainer
 
@@ -263,6 +264,7 @@ def train_decoder(
             name=f"decoder-{out.name}",
             storage_path=str(storage),
             checkpoint_config=CheckpointConfig(num_to_keep=1),
+            logging_config=LoggingConfig(log_level=logs.ray_train_level()),
         ),
     )
     result = trainer.fit()

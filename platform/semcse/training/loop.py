@@ -12,6 +12,8 @@ progress and logs to MLflow.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
 import tempfile
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE
@@ -140,17 +143,20 @@ def train_loop(config: dict[str, Any]) -> None:
         torch.set_num_threads(max(1, int(cfg.cpus_per_worker)))
     import deepspeed
 
+    logs.configure()  # again: importing DeepSpeed resets its logger's level
     from semcse.tracking import Tracker
     from semcse.training.engine import deepspeed_config, parameter_groups
 
     started = time.perf_counter()
     model = spec.model_factory()
-    engine, _, _, scheduler = deepspeed.initialize(
-        model=model,
-        model_parameters=parameter_groups(model, cfg.weight_decay),
-        config=deepspeed_config(cfg),
-        dist_init_required=False,
-    )
+    # DeepSpeed prints (not logs) a line per worker when it builds its CPU communication op
+    with logs.unless_verbose(contextlib.redirect_stdout(io.StringIO())):
+        engine, _, _, scheduler = deepspeed.initialize(
+            model=model,
+            model_parameters=parameter_groups(model, cfg.weight_decay),
+            config=deepspeed_config(cfg),
+            dist_init_required=False,
+        )
     state = checkpoints.LoopState()
     resumed_from = ray.train.get_checkpoint()
     if resumed_from is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from semcse import logs
 from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.positives import build_pair_rows, needs_texts
@@ -263,7 +264,7 @@ def run_loop(
     checkpoint kept (the base model's, step 0, when nothing beats it).
     """
     import ray
-    from ray.train import CheckpointConfig, FailureConfig, ScalingConfig
+    from ray.train import CheckpointConfig, FailureConfig, LoggingConfig, ScalingConfig
     from ray.train import RunConfig as RayRunConfig
     from ray.train.torch import TorchTrainer
 
@@ -281,6 +282,7 @@ def run_loop(
             checkpoint_config=CheckpointConfig(
                 num_to_keep=1, checkpoint_score_attribute=CANDIDATE_SCORE, checkpoint_score_order="min"
             ),
+            logging_config=LoggingConfig(log_level=logs.ray_train_level()),
         ),
     )
     result = trainer.fit()

@@ -1,0 +1,154 @@
+"""Readable output: our own lines once, third-party chatter filtered at its source; verbose brings it all back.
+
+A run's output comes from many processes (the driver, Ray Train's controller and workers, Ray Data
+actors, Serve replicas), each with its own copies of Ray's, DeepSpeed's and transformers' loggers.
+So the settings travel two ways: environment variables that libraries read when they start
+(`worker_env`, passed in Ray's runtime environment) and a setup hook every Ray worker runs
+(`configure`). Quiet mode lowers named third-party loggers, progress bars and known deprecation
+warnings; it never touches errors, and our own library loggers stay at INFO.
+
+Verbose: `semcse -v …`, or `SEMCSE_LOG_LEVEL=DEBUG` (or INFO) in the environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import warnings
+from contextlib import AbstractContextManager
+
+LEVEL_ENV = "SEMCSE_LOG_LEVEL"
+VERBOSE_LEVELS = {"DEBUG", "INFO"}
+
+# Loggers that report routine progress at INFO (or spurious WARNINGs) which our own lines already say.
+THIRD_PARTY_LEVELS: dict[str, int] = {
+    # announces at every local start that Ray's default token authentication is on (the README says so)
+    "ray._private.authentication.authentication_token_setup": logging.ERROR,
+    "ray.train": logging.WARNING,
+    "ray.tune": logging.WARNING,
+    "ray.serve": logging.WARNING,
+    "mlflow": logging.WARNING,
+    "alembic": logging.WARNING,
+    "sentence_transformers": logging.WARNING,
+    "transformers": logging.ERROR,
+    "huggingface_hub": logging.ERROR,
+    "datasets": logging.WARNING,
+    "httpx": logging.WARNING,
+    "DeepSpeed": logging.ERROR,  # "get learning rate from scheduler before it has started" at every first step
+    "torch.distributed": logging.WARNING,
+}
+
+# Deprecations raised inside dependencies (not by our calls); each is listed with its source.
+KNOWN_WARNINGS: list[tuple[type[Warning], str]] = [
+    (FutureWarning, r".*all_gather_into_tensor.* is deprecated"),  # DeepSpeed's ZeRO collectives
+    (FutureWarning, r".*_all_gather_base.* is deprecated"),  # DeepSpeed's ZeRO collectives
+    (UserWarning, r".*TypedStorage is deprecated"),  # DeepSpeed checkpoints
+]
+
+# Read by libraries when they start; Ray workers get them through the runtime environment.
+QUIET_ENV = {
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",  # transformers' "Loading weights" / "Writing model shards" bars too
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+    "MLFLOW_LOGGING_LEVEL": "WARNING",
+}
+# Always: Ray Train would otherwise tee every `print` of a training worker into its logger as well,
+# and both copies reach the driver.
+ALWAYS_ENV = {"RAY_TRAIN_ENABLE_PRINT_PATCH": "0"}
+
+
+def verbose() -> bool:
+    return os.environ.get(LEVEL_ENV, "").upper() in VERBOSE_LEVELS
+
+
+def set_verbose(enabled: bool) -> None:
+    """The CLI's `--verbose`: recorded in the environment so that every later process inherits it."""
+    if enabled:
+        os.environ[LEVEL_ENV] = "DEBUG"
+
+
+def unless_verbose(context: AbstractContextManager) -> AbstractContextManager:
+    """`context` (e.g. a stdout redirect around a library that prints) in quiet mode; nothing when verbose."""
+    return contextlib.nullcontext() if verbose() else context
+
+
+def ray_train_level() -> str:
+    """Ray Train's own console level (`ray.train.LoggingConfig`); its system log files keep everything."""
+    return "DEBUG" if verbose() else "WARNING"
+
+
+def worker_env() -> dict[str, str]:
+    """Environment variables for every Ray worker of this job (the driver's own settings come along)."""
+    env = dict(ALWAYS_ENV)
+    if verbose():
+        env[LEVEL_ENV] = os.environ[LEVEL_ENV]
+    else:
+        env |= {key: os.environ.get(key, value) for key, value in QUIET_ENV.items()}
+    return env
+
+
+def configure() -> None:
+    """Apply the output settings in this process (driver or Ray worker); safe to call more than once."""
+    for key, value in ALWAYS_ENV.items():
+        os.environ.setdefault(key, value)
+    ours = logging.getLogger("semcse")
+    ours.setLevel(logging.DEBUG if verbose() else logging.INFO)
+    if not ours.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("[semcse] %(message)s"))
+        ours.addHandler(handler)
+        ours.propagate = False
+    if verbose():
+        return
+    for key, value in QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    for name, level in THIRD_PARTY_LEVELS.items():
+        logging.getLogger(name).setLevel(level)
+    report_logger = _ray_train_report_logger()
+    if report_logger is not None:
+        logging.getLogger(report_logger).setLevel(logging.WARNING)
+    for category, message in KNOWN_WARNINGS:
+        warnings.filterwarnings("ignore", message=message, category=category)
+    if "transformers" in sys.modules:  # imported before the environment was set: its own switches
+        import transformers
+
+        transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
+
+
+def _ray_train_report_logger() -> str | None:
+    """Ray Train logs every `ray.train.report` call ("Reporting training result N: …") at INFO on a logger
+    named after its source file, outside `ray.train`, so neither its LoggingConfig nor a parent logger
+    reaches it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("ray")
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.join(os.path.dirname(spec.origin), "train", "v2", "_internal", "execution", "context.py")
+
+
+class _DropRayDataProgressNotice(logging.Filter):
+    """Drops Ray Data's "Progress bars disabled. To enable, …" notice, which quiet mode itself causes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Progress bars disabled")
+
+
+def quiet_ray_data() -> None:
+    """The driver's Ray Data: no execution-plan INFO lines and no progress of its own (our stages draw one bar).
+
+    Ray Data configures its `ray.data` logger with a console handler at INFO when it is imported;
+    only that handler is raised, so its log file keeps everything.
+    """
+    if verbose():
+        return
+    import ray.data
+
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    for handler in logging.getLogger("ray.data").handlers:
+        if not isinstance(handler, logging.FileHandler):
+            handler.setLevel(logging.WARNING)
+            handler.addFilter(_DropRayDataProgressNotice())
