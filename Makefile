@@ -33,12 +33,12 @@ bench: setup  ## Side-by-side benchmarks (not tests; they print ratios).
 	@for script in benchmarks/[a-z]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 lint: setup  ## Style and static checks.
-	$(BIN)/ruff check platform tests jobs benchmarks
-	$(BIN)/ruff format --check platform tests jobs benchmarks
+	$(BIN)/ruff check platform tests jobs benchmarks serve_apps tune examples
+	$(BIN)/ruff format --check platform tests jobs benchmarks serve_apps tune examples
 
 format: setup
-	$(BIN)/ruff format platform tests jobs benchmarks
-	$(BIN)/ruff check --fix platform tests jobs benchmarks
+	$(BIN)/ruff format platform tests jobs benchmarks serve_apps tune examples
+	$(BIN)/ruff check --fix platform tests jobs benchmarks serve_apps tune examples
 
 clean:  ## Remove run outputs and the local MLflow store (keeps .venv).
 	rm -rf runs mlruns mlflow.db .pytest_cache

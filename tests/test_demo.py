@@ -46,3 +46,18 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert tables, "the evaluation tables carry no intervals"
     assert "semcse-encoder" in output and f"--encoder {run}/model" in output  # next steps, runnable as printed
     assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir()
+
+
+def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:
+    """The demo corpus is synthetic and reproducible: regenerating it gives the committed file, byte for byte."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("make_demo_corpus", REPO / "examples" / "make_demo_corpus.py")
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(generator)
+    shipped = (REPO / "examples" / "demo_corpus.jsonl").read_text()
+    assert shipped == "".join(json.dumps(row) + "\n" for row in generator.build(360, 13))
+    rows = [json.loads(line) for line in shipped.splitlines()]
+    assert len({r["id"] for r in rows}) == len(rows) == 360 and len({r["topic"] for r in rows}) == 6
