@@ -14,8 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-TEXT_MODES: tuple[str, ...] = ("semcse", "summaries", "same-input")
-CROP_MODES: tuple[str, ...] = ("crops", "dropout")
+from semcse.data.modes import ASPECT_PREFIX, needs_texts, pair_mode
+
 DEFAULT_SUMMARY_PROMPTS: list[str] = [
     "In summary, our research is concerned with",
     "The main takeaway from our work is that",
@@ -266,9 +266,7 @@ class TrainingConfig(Section):
     @field_validator("pairs")
     @classmethod
     def _known_pairs(cls, value: str) -> str:
-        modes = set(TEXT_MODES) | set(CROP_MODES)
-        if value not in modes and not (value.startswith("aspect:") and len(value) > len("aspect:")):
-            raise ValueError(f"unknown pairs mode {value!r}; expected one of {sorted(modes)} or 'aspect:<name>'")
+        pair_mode(value)
         return value
 
     @model_validator(mode="after")
@@ -292,14 +290,14 @@ class TrainingConfig(Section):
     @property
     def crop_based(self) -> bool:
         """Crops and dropout train on the corpus alone and follow the cropping paper's recipe."""
-        return self.pairs in CROP_MODES
+        return not needs_texts(self.pairs)
 
     @property
     def effective_loss(self) -> Literal["triplet", "infonce"]:
         """The mode's recipe unless set: InfoNCE for crop modes and aspect encoders, SemCSE's triplet otherwise."""
         if self.loss is not None:
             return self.loss
-        return "infonce" if self.crop_based or self.pairs.startswith("aspect:") else "triplet"
+        return "infonce" if self.crop_based or self.pairs.startswith(ASPECT_PREFIX) else "triplet"
 
     @property
     def effective_temperature(self) -> float:
@@ -497,7 +495,8 @@ class MultiConfig(Section):
     `merge` folds generated aspects into one trained aspect (the paper trains one hypothesis aspect
     from its general and specific summaries). `aspect_training` and `distill` are overrides of the
     `training` section for the two stages (e.g. `{max_steps: 2000, learning_rate: 1e-4}`), so both
-    stages share one validated set of optimisation and distribution settings. Aspect encoders are
+    stages share one validated set of optimisation and distribution settings; their keys and values
+    are checked against `TrainingConfig` when the config loads. Aspect encoders are
     trained `concurrency` at a time (None: as many as the cluster's CPUs hold).
     """
 
@@ -554,6 +553,25 @@ class RunConfig(Section):
     map: MapConfig = Field(default_factory=MapConfig)
     multi: MultiConfig = Field(default_factory=MultiConfig)
     pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
+
+    @model_validator(mode="after")
+    def _stage_overrides_fit_training(self) -> RunConfig:
+        """`multi.aspect_training` / `multi.distill` over `training` must be a valid training section,
+        so a typo or a bad value in them fails when the config loads, not when that stage starts."""
+        for where, overrides in (
+            ("multi.aspect_training", self.multi.aspect_training),
+            ("multi.distill", self.multi.distill),
+        ):
+            if not overrides:
+                continue
+            try:
+                TrainingConfig.model_validate(self.training.model_dump() | overrides)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'training'}: {e['msg']}" for e in exc.errors()
+                )
+                raise ValueError(f"{where} (overrides of `training`): {problems}") from None
+        return self
 
 
 def parse_override(item: str) -> tuple[list[str], Any]:

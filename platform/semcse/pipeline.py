@@ -121,8 +121,8 @@ class Pipeline:
             raise ConfigError("corpus.path is not set: the pipeline needs a corpus to validate")
         if "train" in steps and not self.cfg.training.base_model:
             raise ConfigError("training.base_model is not set: the pipeline needs a base encoder to train from")
-        needs_texts = self.cfg.training.pairs not in {"crops", "dropout"}
-        if "train" in steps and needs_texts and not self.cfg.generation.model and "generate" not in self.state.steps:
+        needs_generation = not self.cfg.training.crop_based and not self.cfg.generation.model
+        if "train" in steps and needs_generation and "generate" not in self.state.steps:
             raise ConfigError(
                 f"training.pairs={self.cfg.training.pairs!r} trains on generated texts but generation.model is not "
                 "set; set it, or use training.pairs=crops for the LLM-free mode"

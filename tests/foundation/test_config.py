@@ -96,3 +96,17 @@ def test_shipped_configs_validate(repo_root):
     assert configs, "jobs/configs/ should ship run configs"
     for path in configs:
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ('multi.distill={"max_step": 5}', r"multi.distill \(overrides of `training`\): max_step: Extra inputs"),
+        ('multi.aspect_training={"learning_rate": -1}', r"multi.aspect_training .*learning_rate: .*greater than 0"),
+        ('multi.distill={"pairs": "crop"}', r"multi.distill .*unknown pairs mode 'crop'"),
+    ],
+)
+def test_stage_training_overrides_are_checked_when_the_config_loads(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, [override])
+    assert load_config(None, ['multi.distill={"max_steps": 5, "batch_size": 8}']).multi.distill["max_steps"] == 5

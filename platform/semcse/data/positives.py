@@ -5,16 +5,7 @@ pair is drawn from the row *when the batch is made*. Two reasons: a batch never 
 the same abstract (which would be false negatives for each other), and every epoch sees fresh
 pairs (another summary, another crop) without materialising all combinations.
 
-`texts` is the pool a mode draws anchors from:
-
-| mode            | texts (anchor pool)                  | anchor    | positive                                |
-|-----------------|--------------------------------------|-----------|-----------------------------------------|
-| `semcse`        | generated summaries                  | one text  | another summary / the title / a sentence |
-| `summaries`     | generated summaries                  | one text  | another summary                         |
-| `same-input`    | generated summaries                  | one text  | the same summary (only dropout differs) |
-| `aspect:<name>` | applicable summaries of that aspect  | one text  | another one                             |
-| `crops`         | crops of k consecutive kept sentences | one text | another crop (may overlap, never equal) |
-| `dropout`       | crops of k consecutive kept sentences | one text | the same crop (only dropout differs)    |
+`texts` is the pool a mode draws anchors from (the modes and their positives: `semcse.data.modes`).
 
 Crops follow the cropping paper: sentences shorter than `min_sentence_chars` or longer than
 `max_sentence_chars` are discarded first, then every window of `crop_sentences` consecutive kept
@@ -29,12 +20,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from semcse.data.modes import pair_mode
 from semcse.data.schema import ABSTRACT, ID, TITLE
 from semcse.data.sentences import split_sentences
 
@@ -42,37 +33,6 @@ if TYPE_CHECKING:
     from semcse.config import PositiveMix, TrainingConfig
 
 PAIR_COLUMNS = (ID, TITLE, ABSTRACT, "texts", "sentences")
-
-
-@dataclass(frozen=True)
-class PairMode:
-    """Where a mode's anchor pool comes from, how the positive is drawn, and the pool size it needs."""
-
-    source: Literal["summaries", "aspect", "crops"]
-    draw: Literal["mix", "distinct", "same"]
-    min_texts: int
-
-
-MODES: dict[str, PairMode] = {
-    "semcse": PairMode("summaries", "mix", 1),
-    "summaries": PairMode("summaries", "distinct", 2),
-    "same-input": PairMode("summaries", "same", 1),
-    "crops": PairMode("crops", "distinct", 2),
-    "dropout": PairMode("crops", "same", 1),
-}
-
-
-def pair_mode(name: str) -> PairMode:
-    if name.startswith("aspect:") and len(name) > len("aspect:"):
-        return PairMode("aspect", "distinct", 2)
-    if name not in MODES:
-        raise ValueError(f"unknown pairs mode {name!r}; expected one of {sorted(MODES)} or 'aspect:<name>'")
-    return MODES[name]
-
-
-def needs_texts(name: str) -> bool:
-    """Whether a mode trains on generated texts (else it needs only the corpus)."""
-    return pair_mode(name).source != "crops"
 
 
 def crops(abstract: str, size: int, min_chars: int, max_chars: int) -> list[str]:

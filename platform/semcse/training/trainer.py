@@ -26,7 +26,8 @@ import pandas as pd
 from semcse import logs
 from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
 from semcse.data.io import read_corpus
-from semcse.data.positives import build_pair_rows, needs_texts
+from semcse.data.modes import needs_texts, pair_mode
+from semcse.data.positives import build_pair_rows
 from semcse.data.split import split_of
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
@@ -138,11 +139,13 @@ def _read_texts(path: str | None, mode: str, combine: bool) -> pd.DataFrame:
 
 
 def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
-    what = {
-        "crops": f"≥2 crops of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
-        "dropout": f"a crop of {tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars",
-        "summaries": "≥2 generated summaries",
-    }.get(tc.pairs, "enough generated texts" if not tc.pairs.startswith("aspect:") else "≥2 applicable summaries")
+    mode = pair_mode(tc.pairs)
+    count = "≥2" if mode.min_texts >= 2 else "at least one"
+    if mode.source == "crops":
+        sentences = f"{tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars"
+        what = f"{count} crop(s) of {sentences}"
+    else:
+        what = f"{count} {'applicable' if mode.source == 'aspect' else 'generated'} summaries"
     if counts["train_rows"] == 0:
         raise TrainingSetupError(
             f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "

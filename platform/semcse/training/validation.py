@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from semcse.data.positives import pair_mode
+from semcse.data.modes import pair_mode
 from semcse.evaluation.metrics import Similarity, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap
 from semcse.models.encoder import TextEncoder
