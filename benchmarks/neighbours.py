@@ -57,7 +57,7 @@ def real_embeddings(path: str, max_length: int, cache_dir: Path) -> np.ndarray:
     """Unit MiniLM embeddings of every paper in `path` (cached as .npy so reruns skip the encoding)."""
     import pandas as pd
     from _common import minilm_dir
-    from semcse.evaluation.inputs import paper_text
+    from semcse.data.schema import paper_text
     from semcse.models.encoder import TextEncoder
 
     cache = cache_dir / f"{Path(path).stem}-minilm-{max_length}.npy"

@@ -94,7 +94,7 @@ class Embedder:
     """One replica: one model, one batching queue."""
 
     def __init__(self, settings: ServeConfig) -> None:
-        from semcse.evaluation.embed import aspects_of
+        from semcse.models.aspects import aspects_of
         from semcse.models.unified import load_encoder
 
         configure(api, settings)

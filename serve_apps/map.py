@@ -109,7 +109,7 @@ class MapExplorer:
 
     @api.post("/place")
     async def place(self, body: PlaceRequest) -> dict[str, Any]:
-        from semcse.evaluation.embed import encode_aspects
+        from semcse.models.aspects import encode_aspects
 
         if len(body.text) > self.settings.max_chars:
             raise ApiError(400, f"text has {len(body.text):,} characters; the limit is {self.settings.max_chars:,}")

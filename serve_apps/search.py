@@ -47,7 +47,7 @@ class Searcher:
         self.model = place_model(load_encoder(settings.encoder or self.index.model), settings)
 
     def _query_vectors(self, text: str) -> dict[str, np.ndarray]:
-        from semcse.evaluation.embed import encode_aspects
+        from semcse.models.aspects import encode_aspects
 
         return encode_aspects(self.model, [text])
 

@@ -246,6 +246,7 @@ def evaluate_command(
     from semcse.evaluation.report import markdown_table, paired_table, with_intervals
     from semcse.evaluation.runner import evaluate
     from semcse.index import VectorIndexError
+    from semcse.models.aspects import MissingAspectError
     from semcse.runtime import init_ray
 
     cfg = build_config(
@@ -270,7 +271,7 @@ def evaluate_command(
     init_ray(cfg.ray)
     try:
         results = evaluate(suites, ev.models, ev.data, target, cfg)
-    except (EmbeddingError, EvaluationDataError, VectorIndexError) as exc:
+    except (EmbeddingError, EvaluationDataError, MissingAspectError, VectorIndexError) as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
     for result in results.values():
@@ -895,8 +896,8 @@ def search_command(
 
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
-    from semcse.evaluation.embed import encode_aspects
     from semcse.index import VectorIndexError
+    from semcse.models.aspects import encode_aspects
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
 

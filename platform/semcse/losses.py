@@ -137,3 +137,22 @@ def build_pair_loss(
     if name == "infonce":
         return InfoNCECosineLoss(temperature=temperature)
     raise ValueError(f"unknown loss {name!r}; expected 'triplet' or 'infonce'")
+
+
+class MaskedL2Loss(nn.Module):
+    """Squared L2 distance between predicted and target aspect embeddings, over applicable aspects only.
+
+        L = Σ_{i,a} m_ia ‖ŷ_ia − y_ia‖² / max(1, Σ_{i,a} m_ia)
+
+    Inputs:
+        predictions: [b, A, d] the heads' outputs.
+        targets: [b, A, d] mean aspect-encoder embeddings (anything where the mask is 0).
+        mask: [b, A] 1 where the abstract has an applicable summary of the aspect, else 0.
+
+    Example:
+        >>> loss = MaskedL2Loss()(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.tensor([[1, 0, 1], [0, 0, 1.0]]))
+    """
+
+    def forward(self, predictions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        squared = (predictions.float() - targets.float()).pow(2).sum(-1)
+        return (squared * mask).sum() / mask.sum().clamp(min=1.0)

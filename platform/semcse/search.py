@@ -193,8 +193,8 @@ def _distance(metric: str, score: Any) -> float:
 
 def build_from_corpus(corpus: pd.DataFrame, model_ref: str, model: Any, batch_size: int = 64) -> SearchIndex:
     """Embed title + abstract of every paper with every aspect of `model`; index by the model's metric."""
-    from semcse.evaluation.embed import aspects_of
-    from semcse.evaluation.inputs import paper_text
+    from semcse.data.schema import paper_text
+    from semcse.models.aspects import aspects_of
 
     texts = paper_text(corpus).tolist()
     aspects = aspects_of(model)

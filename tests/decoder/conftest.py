@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from semcse.training.decoder import DecoderExamples
+from semcse.models.decoder import DecoderExamples
 
 EMBEDDING_DIM = 16
 

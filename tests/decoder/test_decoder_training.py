@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
-from semcse.training.decoder import DecoderExamples, build_examples, summaries_by_id
+from semcse.models.decoder import DecoderExamples
+from semcse.training.decoder import build_examples, summaries_by_id
 
 
 def test_validation_loss_improves(trained_decoder):

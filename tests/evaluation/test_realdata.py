@@ -51,7 +51,8 @@ def test_knn_on_ohsumed_is_deterministic_and_far_above_chance(ray_cluster, minil
 
 
 def _papers(frame: pd.DataFrame) -> pd.DataFrame:
-    from semcse.evaluation.inputs import paper_text, text_set
+    from semcse.data.schema import paper_text
+    from semcse.evaluation.inputs import text_set
 
     return text_set(frame["id"], paper_text(frame))
 

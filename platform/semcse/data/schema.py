@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pyarrow as pa
 
 ID, TITLE, ABSTRACT, REASON = "id", "title", "abstract", "reason"
@@ -26,3 +27,8 @@ JUDGEMENTS_SCHEMA = pa.schema([("a", pa.string()), ("b", pa.string()), ("aspect"
 def embeddings_schema(dim: int) -> pa.Schema:
     """`id`, `aspect` ("" for single-vector models) and a fixed-size float32 vector."""
     return pa.schema([("id", pa.string()), ("aspect", pa.string()), ("vector", pa.list_(pa.float32(), dim))])
+
+
+def paper_text(frame: pd.DataFrame) -> pd.Series:
+    """Title and abstract joined: the text of a paper, the usual input of scientific-document encoders."""
+    return (frame[TITLE].fillna("").astype(str) + " " + frame[ABSTRACT].fillna("").astype(str)).str.strip()

@@ -25,13 +25,13 @@ import pandas as pd
 
 from semcse.config import RunConfig
 from semcse.data.generated import read_judgements, read_texts
+from semcse.data.schema import paper_text
 from semcse.evaluation import metrics
 from semcse.evaluation.embed import ModelEmbeddings, ModelRef, embed_sets
 from semcse.evaluation.inputs import (
     EvaluationDataError,
     judgement_matrix,
     load_corpus,
-    paper_text,
     read_pairwise,
     text_set,
 )

@@ -27,8 +27,7 @@ import numpy as np
 
 from semcse.config import RunConfig
 from semcse.maps import layout
-from semcse.models.decoder import EmbeddingDecoder
-from semcse.training.decoder import DecoderExamples
+from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 
 COLUMNS = ("matching", "reconstructed", "shuffled", "unconditioned")
 # (generated texts, each one's true summaries) -> one F1 per generated text
@@ -141,9 +140,9 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     """
     from semcse.data.generated import read_texts
     from semcse.data.io import read_corpus
+    from semcse.data.schema import paper_text
     from semcse.data.split import split_of
-    from semcse.evaluation.embed import encode_aspects
-    from semcse.evaluation.inputs import paper_text
+    from semcse.models.aspects import encode_aspects
     from semcse.models.unified import load_encoder
     from semcse.training.decoder import summaries_by_id
 

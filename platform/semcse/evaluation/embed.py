@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from semcse.config import EvaluationConfig
 from semcse.data.schema import embeddings_schema
 from semcse.data.shards import content_key, finished_keys, read_shards, shard_path, write_shard
+from semcse.models.aspects import aspects_of, encode_aspects
 
 
 class EmbeddingError(ValueError):
@@ -75,23 +76,6 @@ def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: s
     if pooling is None and path.is_dir() and not (path / "modules.json").is_file():
         pooling = default_pooling
     return load_encoder(spec.ref, pooling=pooling, max_length=max_length)
-
-
-def aspects_of(model: Any) -> list[str]:
-    return list(getattr(model, "aspects", None) or [""])
-
-
-def encode_aspects(model: Any, texts: list[str]) -> dict[str, np.ndarray]:
-    """{aspect: float32 [n, d]} for single-vector (`aspects == [""]`) and multi-aspect models alike."""
-    aspects = aspects_of(model)
-    if aspects == [""]:
-        out: Mapping[str, Any] = {"": model.encode(texts)}
-    else:
-        out = model.encode(texts, aspects=aspects)
-        missing = [a for a in aspects if a not in out]
-        if missing:
-            raise EmbeddingError(f"model returned no vectors for aspect(s) {missing}")
-    return {a: np.asarray(out[a], dtype=np.float32) for a in aspects}
 
 
 class _EmbedActor:

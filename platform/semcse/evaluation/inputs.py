@@ -113,11 +113,6 @@ def sample_ids(ids: pd.Series, limit: int | None, seed: str = "semcse-eval") -> 
     return keys <= np.sort(keys)[limit - 1]
 
 
-def paper_text(frame: pd.DataFrame) -> pd.Series:
-    """Title and abstract joined, the usual input of scientific-document encoders."""
-    return (frame["title"].fillna("").astype(str) + " " + frame["abstract"].fillna("").astype(str)).str.strip()
-
-
 def halves(abstract: str) -> tuple[str, str]:
     """First and second half of an abstract by sentences (by words when it has a single sentence)."""
     sentences = split_sentences(abstract)

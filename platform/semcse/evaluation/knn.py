@@ -21,13 +21,13 @@ import numpy as np
 import pandas as pd
 
 from semcse.config import RunConfig
+from semcse.data.schema import paper_text
 from semcse.evaluation import metrics
 from semcse.evaluation.embed import ModelRef, combined_similarity, combined_vectors, embed_sets
 from semcse.evaluation.inputs import (
     EvaluationDataError,
     label_column,
     load_corpus,
-    paper_text,
     query_rows,
     sample_ids,
     text_set,

@@ -18,7 +18,7 @@ from mteb.abstasks.task_metadata import TaskMetadata
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ModelMeta
 
-from semcse.evaluation.embed import aspects_of, encode_aspects
+from semcse.models.aspects import aspects_of, encode_aspects
 
 
 class PlatformEncoder(AbsEncoder):

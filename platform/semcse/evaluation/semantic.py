@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from semcse.config import RunConfig
+from semcse.data.schema import paper_text
 from semcse.evaluation import metrics
 from semcse.evaluation.embed import ModelEmbeddings, ModelRef, combined_similarity, combined_vectors, embed_sets
 from semcse.evaluation.inputs import (
@@ -28,7 +29,6 @@ from semcse.evaluation.inputs import (
     halves,
     label_column,
     load_corpus,
-    paper_text,
     queries_from,
     query_rows,
     sample_ids,

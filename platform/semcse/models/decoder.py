@@ -292,3 +292,42 @@ def _load_lm(location: str, dtype: torch.dtype | None = None) -> tuple[nn.Module
         raise FileNotFoundError(f"base LM not found: {location} (pass base_model= to point at its new location)")
     lm = AutoModelForCausalLM.from_pretrained(location, dtype=dtype or torch.float32)
     return lm, AutoTokenizer.from_pretrained(location)
+
+
+@dataclass
+class DecoderExamples:
+    """One row per abstract: id, aspect embedding, and the summaries it should decode to."""
+
+    ids: list[str]
+    embeddings: np.ndarray
+    summaries: list[list[str]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def subset(self, index: list[int] | np.ndarray) -> DecoderExamples:
+        return DecoderExamples(
+            [self.ids[i] for i in index],
+            self.embeddings[np.asarray(index, dtype=int)],
+            [self.summaries[i] for i in index],
+        )
+
+    def pairs(self) -> tuple[np.ndarray, list[str]]:
+        """Every (embedding, summary) pair: the deterministic set validation and evaluation score."""
+        owners = [i for i, texts in enumerate(self.summaries) for _ in texts]
+        return self.embeddings[owners], [text for texts in self.summaries for text in texts]
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"id": i, "embedding": e.astype(np.float32), "summaries": list(s)}
+            for i, e, s in zip(self.ids, self.embeddings, self.summaries)
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: list[dict[str, Any]], dim: int) -> DecoderExamples:
+        embeddings = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows]) if rows else None
+        return cls(
+            [str(r["id"]) for r in rows],
+            embeddings if embeddings is not None else np.zeros((0, dim), np.float32),
+            [[str(t) for t in r["summaries"]] for r in rows],
+        )

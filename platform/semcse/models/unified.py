@@ -13,7 +13,7 @@ directory:
     trunk/               the shared encoder as a sentence-transformers directory (pooled, no heads)
 
 Interface shared with `TextEncoder`: `aspects`, `similarity`, `dim`, and `encode(texts, aspects=[...])`
-returning `{aspect: [n, dim] float32}` (what `evaluation.embed.encode_aspects` and the search index use).
+returning `{aspect: [n, dim] float32}` (what `models.aspects.encode_aspects` and the search index use).
 """
 
 from __future__ import annotations

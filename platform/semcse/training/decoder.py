@@ -25,52 +25,13 @@ import torch
 from semcse import logs
 from semcse.config import CorpusConfig, DecoderConfig, RunConfig
 from semcse.data.generated import read_texts
-from semcse.models.decoder import EmbeddingDecoder
+from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 from semcse.tracking import Tracker
 
 if TYPE_CHECKING:
     from semcse.models.encoder import TextEncoder
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class DecoderExamples:
-    """One row per abstract: id, aspect embedding, and the summaries it should decode to."""
-
-    ids: list[str]
-    embeddings: np.ndarray
-    summaries: list[list[str]]
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def subset(self, index: list[int] | np.ndarray) -> DecoderExamples:
-        return DecoderExamples(
-            [self.ids[i] for i in index],
-            self.embeddings[np.asarray(index, dtype=int)],
-            [self.summaries[i] for i in index],
-        )
-
-    def pairs(self) -> tuple[np.ndarray, list[str]]:
-        """Every (embedding, summary) pair: the deterministic set validation and evaluation score."""
-        owners = [i for i, texts in enumerate(self.summaries) for _ in texts]
-        return self.embeddings[owners], [text for texts in self.summaries for text in texts]
-
-    def rows(self) -> list[dict[str, Any]]:
-        return [
-            {"id": i, "embedding": e.astype(np.float32), "summaries": list(s)}
-            for i, e, s in zip(self.ids, self.embeddings, self.summaries)
-        ]
-
-    @classmethod
-    def from_rows(cls, rows: list[dict[str, Any]], dim: int) -> DecoderExamples:
-        embeddings = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows]) if rows else None
-        return cls(
-            [str(r["id"]) for r in rows],
-            embeddings if embeddings is not None else np.zeros((0, dim), np.float32),
-            [[str(t) for t in r["summaries"]] for r in rows],
-        )
 
 
 def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:

@@ -30,10 +30,10 @@ from torch import nn
 from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.positives import generated_texts
+from semcse.data.schema import paper_text
 from semcse.data.split import split_of
-from semcse.evaluation.inputs import paper_text
 from semcse.evaluation.metrics import Similarity, average_rank
-from semcse.losses import build_pair_loss
+from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
 from semcse.models.unified import UnifiedEncoder
 from semcse.training.aspects import (
@@ -51,25 +51,6 @@ from semcse.training.trainer import TrainingSetupError
 from semcse.training.validation import Validated
 
 TOKENIZER_KEYS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-class MaskedL2Loss(nn.Module):
-    """Squared L2 distance between predicted and target aspect embeddings, over applicable aspects only.
-
-        L = Σ_{i,a} m_ia ‖ŷ_ia − y_ia‖² / max(1, Σ_{i,a} m_ia)
-
-    Inputs:
-        predictions: [b, A, d] the heads' outputs.
-        targets: [b, A, d] mean aspect-encoder embeddings (anything where the mask is 0).
-        mask: [b, A] 1 where the abstract has an applicable summary of the aspect, else 0.
-
-    Example:
-        >>> loss = MaskedL2Loss()(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.tensor([[1, 0, 1], [0, 0, 1.0]]))
-    """
-
-    def forward(self, predictions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        squared = (predictions.float() - targets.float()).pow(2).sum(-1)
-        return (squared * mask).sum() / mask.sum().clamp(min=1.0)
 
 
 @dataclass(frozen=True)
