@@ -7,7 +7,11 @@ so a model is never evaluated on abstracts it was trained on.
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from semcse.config import CorpusConfig
 
 Split = Literal["train", "val", "test"]
 
@@ -26,3 +30,9 @@ def split_of(row_id: str, val_fraction: float = 0.1, test_fraction: float = 0.1,
     if u < test_fraction + val_fraction:
         return "val"
     return "train"
+
+
+def splits_of(ids: Iterable[str], corpus: CorpusConfig) -> list[Split]:
+    """The split of every id under the corpus settings (`val_fraction`, `test_fraction`, `split_seed`):
+    the one mapping every stage uses, so training, evaluation and the decoder agree on each paper."""
+    return [split_of(str(i), corpus.val_fraction, corpus.test_fraction, corpus.split_seed) for i in ids]

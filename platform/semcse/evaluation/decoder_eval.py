@@ -141,7 +141,7 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     from semcse.data.generated import read_texts
     from semcse.data.io import read_corpus
     from semcse.data.schema import paper_text
-    from semcse.data.split import split_of
+    from semcse.data.split import splits_of
     from semcse.models.aspects import encode_aspects
     from semcse.models.unified import load_encoder
     from semcse.training.decoder import summaries_by_id
@@ -150,11 +150,7 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     if not corpus.path:
         raise ValueError("the decoder suite predicts each embedding from its abstract: set corpus.path (--set)")
     groups = summaries_by_id(read_texts(settings.texts, cfg.generation.combine_settings), kind)
-    test = {
-        key: texts
-        for key, texts in groups.items()
-        if split_of(key, corpus.val_fraction, corpus.test_fraction, corpus.split_seed) == "test"
-    }
+    test = {key: texts for (key, texts), name in zip(groups.items(), splits_of(groups, corpus)) if name == "test"}
     frame = read_corpus(corpus.path, corpus).drop_duplicates("id").set_index("id")
     missing = sorted(set(test) - set(frame.index))
     if missing:

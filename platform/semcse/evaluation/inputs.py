@@ -16,7 +16,7 @@ from semcse.config import RunConfig
 from semcse.data.generated import read_texts
 from semcse.data.io import read_corpus
 from semcse.data.sentences import split_sentences
-from semcse.data.split import split_of, unit_hash
+from semcse.data.split import splits_of, unit_hash
 
 
 class EvaluationDataError(ValueError):
@@ -63,8 +63,7 @@ def split_rows(frame: pd.DataFrame, cfg: RunConfig, split: str = "test") -> np.n
     if column in frame.columns:
         names = {"val", "validation"} if split == "val" else {split}
         return frame[column].astype(str).str.lower().isin(names).to_numpy()
-    c = cfg.corpus
-    return np.array([split_of(i, c.val_fraction, c.test_fraction, c.split_seed) == split for i in frame["id"]])
+    return np.array(splits_of(frame["id"], cfg.corpus)) == split
 
 
 def query_rows(frame: pd.DataFrame, cfg: RunConfig) -> tuple[np.ndarray, np.ndarray]:

@@ -57,9 +57,9 @@ def build_examples(groups: dict[str, list[str]], encode: Callable[[list[str]], n
 
 def split_examples(examples: DecoderExamples, corpus: CorpusConfig) -> dict[str, DecoderExamples]:
     """The corpus-wide hash split, so the decoder never trains on the encoder's test abstracts."""
-    from semcse.data.split import split_of
+    from semcse.data.split import splits_of
 
-    names = [split_of(i, corpus.val_fraction, corpus.test_fraction, corpus.split_seed) for i in examples.ids]
+    names = splits_of(examples.ids, corpus)
     return {s: examples.subset([k for k, n in enumerate(names) if n == s]) for s in ("train", "val", "test")}
 
 
