@@ -37,7 +37,13 @@ class Section(BaseModel):
 
 
 class CorpusConfig(Section):
-    """Where the corpus lives, how its columns are named, and what counts as a valid row."""
+    """Where the corpus lives, how its columns are named, and what counts as a valid row.
+
+    Splits: a corpus that carries its own split column (`split_col`, values train / val / test, also
+    validation / dev) keeps it in every stage; otherwise a hash of the id assigns `test_fraction` and
+    `val_fraction` of the papers (`data/split.py`). Training, tuning and evaluation use the same rule,
+    so no stage ever evaluates on papers another stage trained on.
+    """
 
     path: str | None = None
     format: Literal["auto", "parquet", "jsonl", "csv"] = "auto"
@@ -45,6 +51,7 @@ class CorpusConfig(Section):
     title_col: str = "title"
     abstract_col: str = "abstract"
     label_col: str | None = None
+    split_col: str = "split"
     require_abstract: bool = True
     min_abstract_chars: int = Field(20, ge=0)
     max_abstract_chars: int = Field(50_000, gt=0)
@@ -347,7 +354,6 @@ class EvaluationConfig(Section):
     data: str | None = None
     out: str | None = None
     label_col: str | None = None
-    split_col: str = "split"
     query_col: str | None = None
     texts: str | None = None
     judgements: str | None = None

@@ -72,3 +72,23 @@ def test_shards_resume(tmp_path):
     key_b = content_key(rows[5:], {"model": "m"})
     write_shard(tmp_path, key_b, pa.Table.from_pylist(rows[5:]))
     assert read_shards(tmp_path, [key_a, key_b]).column("id").to_pylist() == [str(i) for i in range(10)]
+
+
+def test_a_corpus_split_column_is_kept_and_validation_is_carved_from_its_train_rows():
+    import numpy as np
+    import pandas as pd
+    from semcse.config import CorpusConfig
+    from semcse.data.io import CorpusError
+    from semcse.data.split import frame_splits
+
+    ids = [f"p{i}" for i in range(2000)]
+    given = ["test" if i % 3 == 0 else "train" for i in range(2000)]
+    names = frame_splits(pd.DataFrame({"id": ids, "split": given}), CorpusConfig(val_fraction=0.1))
+    assert ((names == "test") == (np.array(given) == "test")).all()  # the column's test rows, exactly
+    carved = (names == "val").sum() / (np.array(given) == "train").sum()
+    assert 0.07 < carved < 0.13 and not ((names == "val") & (np.array(given) == "test")).any()
+    explicit = frame_splits(pd.DataFrame({"id": ids[:3], "split": ["Train", "validation", "dev"]}), CorpusConfig())
+    assert list(explicit) == ["train", "val", "val"]
+    assert list(frame_splits(pd.DataFrame({"id": ids[:50]}), CorpusConfig())) == [split_of(i) for i in ids[:50]]
+    with pytest.raises(CorpusError, match=r"split column 'split' holds \['holdout'\]"):
+        frame_splits(pd.DataFrame({"id": ids[:2], "split": ["train", "holdout"]}), CorpusConfig())

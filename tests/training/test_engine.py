@@ -98,3 +98,20 @@ def test_evaluations_come_every_n_steps_or_every_n_minutes_and_at_the_end() -> N
     assert by_time.due(2, 0)
     by_time.restart()
     assert not by_time.due(3, 0) and by_time.due(100, 0)
+
+
+def test_training_never_sees_the_test_rows_of_a_corpus_split_column(
+    make_config, sample_records, tmp_path: Path
+) -> None:
+    """ohsumed-style corpora carry train/test in a column; evaluation scores those test rows, so training must
+    leave every one of them out (it used to apply only its own hash split and train on most of them)."""
+    from semcse.training.trainer import prepare
+
+    frame = pd.DataFrame(sample_records).assign(
+        split=["test" if i % 2 else "train" for i in range(len(sample_records))]
+    )
+    frame.to_parquet(tmp_path / "with-split.parquet", index=False)
+    prepared = prepare(make_config(**{"corpus.path": str(tmp_path / "with-split.parquet"), "training.pairs": "crops"}))
+    test_ids = set(frame.loc[frame["split"] == "test", "id"])
+    assert prepared.train_rows["id"].notna().all() and not test_ids & set(prepared.train_rows["id"])
+    assert prepared.counts["val_abstracts"] > 0  # validation carved from the column's train rows

@@ -10,6 +10,11 @@ import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+import pandas as pd
+
+from semcse.data.io import CorpusError
+
 if TYPE_CHECKING:
     from semcse.config import CorpusConfig
 
@@ -36,3 +41,30 @@ def splits_of(ids: Iterable[str], corpus: CorpusConfig) -> list[Split]:
     """The split of every id under the corpus settings (`val_fraction`, `test_fraction`, `split_seed`):
     the one mapping every stage uses, so training, evaluation and the decoder agree on each paper."""
     return [split_of(str(i), corpus.val_fraction, corpus.test_fraction, corpus.split_seed) for i in ids]
+
+
+SPLIT_NAMES = {"train": "train", "val": "val", "validation": "val", "dev": "val", "test": "test"}
+
+
+def frame_splits(frame: pd.DataFrame, corpus: CorpusConfig) -> np.ndarray:
+    """Each row's split: the corpus's own split column when it has one, else the hash split of its id.
+
+    A split column that names no validation rows (ohsumed has only train and test) gets
+    `val_fraction` of its train rows as validation, chosen by the same id hash, so training still
+    has held-out rows to select on and the column's test rows stay untouched.
+    """
+    column = corpus.split_col
+    if column not in frame.columns:
+        return np.array(splits_of(frame["id"], corpus), dtype=object)
+    given = frame[column].astype(str).str.strip().str.lower()
+    unknown = sorted(set(given) - set(SPLIT_NAMES))
+    if unknown:
+        raise CorpusError(
+            f"split column {column!r} holds {unknown[:5]}; expected train, val (validation, dev) or test "
+            f"(or set corpus.split_col to a column that does not exist to use the hash split)"
+        )
+    names = given.map(SPLIT_NAMES).to_numpy(dtype=object)
+    if not (names == "val").any():
+        carve = np.array([unit_hash(str(i), corpus.split_seed) < corpus.val_fraction for i in frame["id"]])
+        names = np.where((names == "train") & carve, "val", names)
+    return names

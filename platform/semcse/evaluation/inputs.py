@@ -16,7 +16,7 @@ from semcse.config import RunConfig
 from semcse.data.generated import read_texts
 from semcse.data.io import read_corpus
 from semcse.data.sentences import split_sentences
-from semcse.data.split import splits_of, unit_hash
+from semcse.data.split import frame_splits, unit_hash
 
 
 class EvaluationDataError(ValueError):
@@ -54,16 +54,9 @@ def label_column(frame: pd.DataFrame, cfg: RunConfig, required: bool, source: st
 
 
 def split_rows(frame: pd.DataFrame, cfg: RunConfig, split: str = "test") -> np.ndarray:
-    """Rows of one split: the split column's value (`val` also matches `validation`), else the corpus's hash split.
-
-    The hash split is the one training uses (`corpus.val_fraction`, `test_fraction`, `split_seed`),
-    so the test rows are exactly the papers a model trained on this corpus has never seen.
-    """
-    column = cfg.evaluation.split_col
-    if column in frame.columns:
-        names = {"val", "validation"} if split == "val" else {split}
-        return frame[column].astype(str).str.lower().isin(names).to_numpy()
-    return np.array(splits_of(frame["id"], cfg.corpus)) == split
+    """Rows of one split, by the rule training uses (`data.split.frame_splits`: the corpus's split column,
+    else the hash split), so the test rows are exactly the papers a model trained on this corpus never saw."""
+    return frame_splits(frame, cfg.corpus) == split
 
 
 def query_rows(frame: pd.DataFrame, cfg: RunConfig) -> tuple[np.ndarray, np.ndarray]:

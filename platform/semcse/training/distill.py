@@ -31,7 +31,7 @@ from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.positives import generated_texts
 from semcse.data.schema import paper_text
-from semcse.data.split import splits_of
+from semcse.data.split import frame_splits
 from semcse.evaluation.metrics import Similarity, average_rank
 from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
@@ -229,7 +229,7 @@ def prepare_distill(cfg: RunConfig, tc: TrainingConfig) -> DistillData:
         raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus).assign(id=lambda f: f["id"].astype(str))
     corpus = corpus.assign(text=paper_text(corpus))
-    split = pd.Series(splits_of(corpus["id"], cfg.corpus), index=corpus.index)
+    split = pd.Series(frame_splits(corpus, cfg.corpus), index=corpus.index)
     if multi.direct:
         return _direct_data(cfg, tc, corpus, split)
     if not multi.aspect_encoders:

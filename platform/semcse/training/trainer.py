@@ -28,7 +28,7 @@ from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.modes import needs_texts, pair_mode
 from semcse.data.positives import build_pair_rows
-from semcse.data.split import splits_of
+from semcse.data.split import frame_splits
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
 from semcse.training.engine import build_encoder
@@ -82,7 +82,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
     if not cfg.corpus.path:
         raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus)
-    split = pd.Series(splits_of(corpus["id"], cfg.corpus), index=corpus.index)
+    split = pd.Series(frame_splits(corpus, cfg.corpus), index=corpus.index)
     train_corpus = corpus[split == "train"]
     if is_scratch(tc.base_model):
         tc = _build_scratch(cfg, train_corpus)
