@@ -1,10 +1,10 @@
 """Write `examples/demo_corpus.jsonl`: the demo's corpus, synthetic and reproducible (no real abstracts).
 
 Each abstract belongs to one of six fields (its `topic` label) and is assembled from that field's
-vocabulary: a background sentence, an aim, a design, one or two results, a conclusion. About a third
-of the papers are interdisciplinary: they borrow their method and one result from another field
-(a cardiology paper analysed with a convolutional network, a materials paper about sensors for
-ecology), so topics overlap the way real fields do and a nearest-neighbour or title→abstract figure
+vocabulary: a background sentence, an aim, a design, one or two results, a conclusion. Half of the
+papers are interdisciplinary: they borrow their setting, method, a second result and their stakes
+from another field (a cardiology paper analysed with a convolutional network on clinical text
+corpora), so topics overlap the way real fields do and a nearest-neighbour or title→abstract figure
 is not saturated. Every field also shares generic study-design sentences, and abstracts vary in
 length (5 to 8 sentences). The same seed always gives the same file:
 
@@ -329,18 +329,18 @@ GENERIC_DESIGN = [
 
 
 def sentence(rng: random.Random, own: Field, other: Field | None) -> dict[str, str]:
-    """The parts of one abstract; an interdisciplinary paper takes its method and a result from `other`."""
-    method = rng.choice((other or own).methods)
-    second = rng.choice((other or own).measures) if other else rng.choice(own.measures)
+    """The parts of one abstract; an interdisciplinary paper takes its setting, method, second result and
+    stakes from `other` (its subject, main measure and finding stay in its own field, which is its label)."""
+    source = other or own
     return {
         "subject": rng.choice(own.subjects),
-        "setting": rng.choice(own.settings),
-        "method": method,
+        "setting": rng.choice(source.settings),
+        "method": rng.choice(source.methods),
         "measure": rng.choice(own.measures),
-        "second": second,
+        "second": rng.choice(source.measures),
         "effect": rng.choice(own.effects),
-        "effect2": rng.choice((other or own).effects),
-        "stake": rng.choice(own.stakes),
+        "effect2": rng.choice(source.effects),
+        "stake": rng.choice(source.stakes),
     }
 
 
@@ -389,7 +389,7 @@ def abstract(rng: random.Random, own: Field, other: Field | None) -> tuple[str, 
     return title, text
 
 
-def build(count: int, seed: int, interdisciplinary: float = 0.35) -> list[dict[str, str]]:
+def build(count: int, seed: int, interdisciplinary: float = 0.5) -> list[dict[str, str]]:
     rng = random.Random(seed)
     names = sorted(FIELDS)
     rows = []

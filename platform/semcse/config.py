@@ -526,9 +526,14 @@ class MultiConfig(Section):
 
 
 class PipelineConfig(Section):
-    """End-to-end pipeline: the promotion metric and the optional index/serve steps."""
+    """End-to-end pipeline: the promotion metric and the optional index/serve steps.
 
-    metric: str = "semantic:overall"
+    The default metric is SemCSE's title→abstract average rank, an absolute figure. `semantic:overall`
+    (SemCSE's normalised score) is relative to the models in the table: with two or three models
+    each task scores 0 or 1, which is too coarse to promote on.
+    """
+
+    metric: str = "semantic:title_abstract"
     build_index: bool = False
     deploy: bool = False
     serve_config: str = "serve_apps/config.yaml"

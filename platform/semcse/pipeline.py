@@ -256,8 +256,8 @@ class Pipeline:
         incumbent = evaluation["incumbent"]
         comparison = tables[suite]["versus_incumbent"][column]
         evidence = (
-            f"trained − {incumbent} on {suite}:{column}: {comparison['difference']:+.4g} "
-            f"(95% CI [{comparison['low']:+.4g}, {comparison['high']:+.4g}])"
+            f"trained − {incumbent} on {suite}:{column}: {comparison['difference']:+.3f} "
+            f"(95% CI [{comparison['low']:+.3f}, {comparison['high']:+.3f}])"
         )
         version = self.state.outputs("train")["version"]
         name = self.cfg.training.register_name

@@ -56,7 +56,12 @@ def paired_table(result: SuiteResult, digits: int = 3) -> pd.DataFrame | None:
     rows = {}
     for model in models[1:]:
         rows[f"{model} − {models[0]}"] = {
-            metric: f"{d.difference:+.{digits}f} [{d.low:+.{digits}f}, {d.high:+.{digits}f}] {d.verdict}"
+            metric: f"{d.difference:+.{digits}f} "
+            + (
+                "(no interval)"
+                if d.verdict == "no interval"
+                else f"[{d.low:+.{digits}f}, {d.high:+.{digits}f}] {d.verdict}"
+            )
             for metric, d in result.differences(model, models[0]).items()
         }
     return pd.DataFrame.from_dict(rows, orient="index")

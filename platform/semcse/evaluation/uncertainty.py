@@ -46,7 +46,10 @@ class Difference:
 
     @property
     def verdict(self) -> str:
-        """`better` / `worse` when the interval excludes zero in that direction, else `no significant difference`."""
+        """`better` / `worse` when the interval excludes zero in that direction, else `no significant difference`
+        (`no interval` for a figure that has none)."""
+        if np.isnan(self.low) or np.isnan(self.high):
+            return "no interval"
         sign = 1 if self.higher_is_better else -1
         low, high = sorted((sign * self.low, sign * self.high))
         if low > 0:
