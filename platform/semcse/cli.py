@@ -738,8 +738,8 @@ def serve_command(
 
     from ray import serve
 
-    from semcse.runtime import init_ray
-    from semcse.serving import check_parts, deploy, deploy_config
+    from semcse.runtime import cluster_cpus, init_ray, target_address
+    from semcse.serving import check_parts, deploy, deploy_config, fit_to_cluster
 
     cfg = build_config(
         config,
@@ -754,9 +754,12 @@ def serve_command(
         },
     )
     plan, notes = check_parts(deploy_config(apps_file, cfg.serve, only), cfg.tracking)
-    for note in notes:
-        console.print(note, highlight=False)
     init_ray(cfg.ray)
+    if target_address(cfg.ray) is None:  # the embedded local cluster: fit the reservations to this machine
+        plan, fitted = fit_to_cluster(plan, cluster_cpus())
+        notes += fitted
+    for note in notes:
+        console.print(note, highlight=False, soft_wrap=True)
     with console.status("deploying " + ", ".join(a["name"] for a in plan["applications"])):
         failed = deploy(plan)
     http = plan.get("http_options", {})

@@ -79,6 +79,11 @@ def ray_train_level() -> str:
     return "DEBUG" if verbose() else "WARNING"
 
 
+def serve_level() -> str:
+    """Ray Serve's controller, proxy and replica log level (request access lines are INFO)."""
+    return "DEBUG" if verbose() else "WARNING"
+
+
 def worker_env() -> dict[str, str]:
     """Environment variables for every Ray worker of this job (the driver's own settings come along)."""
     env = dict(ALWAYS_ENV)

@@ -39,6 +39,18 @@ def check_reachable(address: str, timeout_s: float = 3.0) -> None:
         ) from exc
 
 
+def target_address(cfg: RayConfig | None = None, address: str | None = None) -> str | None:
+    """The cluster to join: an explicit address, else the config's, else RAY_ADDRESS; None = start a local one."""
+    return address or (cfg or RayConfig()).address or os.environ.get("RAY_ADDRESS") or None
+
+
+def cluster_cpus() -> float:
+    """CPUs of the connected cluster (as Ray counts them)."""
+    import ray
+
+    return float(ray.cluster_resources().get("CPU", 1))
+
+
 def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
     """Start or join Ray once per process; returns the address in use.
 
@@ -50,7 +62,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
     from semcse import logs
 
     cfg = cfg or RayConfig()
-    target = address or cfg.address or os.environ.get("RAY_ADDRESS")
+    target = target_address(cfg, address)
     if ray.is_initialized():
         return ray.get_runtime_context().gcs_address
     logs.configure()

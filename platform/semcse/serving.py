@@ -63,6 +63,11 @@ def deploy_config(path: str | Path, settings: ServeConfig, apps: list[str] | Non
                 args[field] = _absolute(getattr(checked, field))
         args["decoders"] = {aspect: _absolute(ref) for aspect, ref in checked.decoders.items()}
         app["args"] = args
+    from semcse import logs
+
+    for app in data["applications"]:
+        app.setdefault("logging_config", {"log_level": logs.serve_level()})
+    data.setdefault("logging_config", {"log_level": logs.serve_level()})
     http = data.setdefault("http_options", {})
     http.update({key: getattr(settings, key) for key in ("host", "port") if key in settings.model_fields_set})
     try:
@@ -110,6 +115,36 @@ def check_parts(config: dict[str, Any], tracking: TrackingConfig | None = None) 
     return config, notes
 
 
+def fit_to_cluster(config: dict[str, Any], cpus: float) -> tuple[dict[str, Any], list[str]]:
+    """Shrink every replica's CPU reservation when the apps' minimum replicas need more CPUs than `cpus`.
+
+    For the embedded local cluster (a laptop): `serve_apps/config.yaml` reserves CPUs for a cluster,
+    and on a 2-core machine its embed replica alone takes both cores, so the other apps would wait
+    forever to be scheduled. Reservations are scaled by one factor, so their proportions stay; the
+    returned notes say what changed. A real cluster keeps the file's numbers (its autoscaler adds nodes).
+    """
+    needs = []
+    for app in config["applications"]:
+        for deployment in app.get("deployments", []):
+            options = deployment.setdefault("ray_actor_options", {})
+            replicas = (deployment.get("autoscaling_config") or {}).get(
+                "min_replicas", deployment.get("num_replicas", 1)
+            )
+            needs.append((app["name"], options, float(options.get("num_cpus", 1)), int(replicas or 1)))
+    total = sum(cpu * replicas for _, _, cpu, replicas in needs)
+    if total <= cpus or total == 0:
+        return config, []
+    factor = cpus / total
+    notes = []
+    for name, options, cpu, _ in needs:
+        options["num_cpus"] = round(cpu * factor, 3)
+        notes.append(f"{name} {cpu:g}→{options['num_cpus']:g}")
+    return config, [
+        f"this cluster has {cpus:g} CPUs; the apps' replicas reserve {total:g}, so each gets a share: "
+        + ", ".join(notes)
+    ]
+
+
 def _refs(value: Any) -> list[str]:
     if not value:
         return []
@@ -126,7 +161,11 @@ def deploy(config: dict[str, Any], timeout_s: float = 600.0) -> dict[str, str]:
     if importlib.util.find_spec("serve_apps") is None:
         raise ConfigError("cannot import serve_apps: run `semcse serve` from the repository root")
     schema = ServeDeploySchema.model_validate(config)
-    client = serve_start(http_options=schema.http_options.model_dump(), proxy_location=schema.proxy_location)
+    client = serve_start(
+        http_options=schema.http_options.model_dump(),
+        proxy_location=schema.proxy_location,
+        global_logging_config=schema.logging_config,
+    )
     client.deploy_apps(schema, _blocking=False)
     deadline = time.monotonic() + timeout_s
     names = [app.name for app in schema.applications]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
 from semcse.cli import app
 from semcse.config import ConfigError, ServeConfig, TrackingConfig
-from semcse.serving import check_parts, deploy_config
+from semcse.serving import check_parts, deploy_config, fit_to_cluster
 from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,3 +76,14 @@ def test_a_missing_decoder_switches_explain_off_instead_of_failing(tmp_path: Pat
     checked, notes = check_parts(plan, tracking)
     assert checked["applications"][0]["args"]["decoders"] == {}
     assert len(notes) == 1 and "decoders disabled" in notes[0] and "semcse train-decoder" in notes[0]
+
+
+def test_reservations_are_shared_out_when_a_local_machine_is_too_small(tmp_path: Path) -> None:
+    plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), index=str(tmp_path)), ["embed", "search"])
+    fitted, notes = fit_to_cluster(copy.deepcopy(plan), cpus=2)
+    cpus = [a["deployments"][0]["ray_actor_options"]["num_cpus"] for a in fitted["applications"]]
+    wanted = [a["deployments"][0]["ray_actor_options"]["num_cpus"] for a in plan["applications"]]
+    assert sum(wanted) > 2 and sum(cpus) == pytest.approx(2, abs=0.01)
+    assert cpus[0] / cpus[1] == pytest.approx(wanted[0] / wanted[1], rel=0.01)  # proportions kept
+    assert len(notes) == 1 and "2 CPUs" in notes[0]
+    assert fit_to_cluster(copy.deepcopy(plan), cpus=64) == (plan, [])  # a big enough cluster keeps the file's numbers
