@@ -51,7 +51,10 @@ def ray_cluster() -> Iterator[None]:
         num_cpus=4,
         include_dashboard=True,
         logging_level="ERROR",
-        runtime_env={"env_vars": {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}},
+        runtime_env={
+            "env_vars": {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"},
+            "worker_process_setup_hook": "semcse.runtime.worker_setup",
+        },
     )
     yield
     ray.shutdown()

@@ -51,6 +51,22 @@ def cluster_cpus() -> float:
     return float(ray.cluster_resources().get("CPU", 1))
 
 
+def worker_setup() -> None:
+    """Ray's `worker_process_setup_hook` for every worker of our jobs: output settings, and the cluster pinned.
+
+    Ray's own address lookups inside a worker (Ray Train's placement-group cleaner asks the State API
+    whether its controller lives) fall back to "the local Ray instance", and fail with "Found multiple
+    active Ray instances" when a second local cluster runs on the machine (a test session beside a
+    demo); with RAY_ADDRESS set to this worker's own cluster they find the right one.
+    """
+    import ray
+
+    from semcse import logs
+
+    logs.configure()
+    os.environ.setdefault("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
+
+
 def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
     """Start or join Ray once per process; returns the address in use.
 
@@ -69,7 +85,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
     kwargs = {
         "logging_level": logging.DEBUG if logs.verbose() else logging.WARNING,
         "log_to_driver": True,
-        "runtime_env": {"env_vars": logs.worker_env(), "worker_process_setup_hook": "semcse.logs.configure"},
+        "runtime_env": {"env_vars": logs.worker_env(), "worker_process_setup_hook": "semcse.runtime.worker_setup"},
     }
     if target:
         check_reachable(target)

@@ -130,5 +130,5 @@ def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, trackin
     assert set(batch["heads"].tolist()) == {0, 1}
     objective.loss(model, batch).backward()
     assert all(head.weight.grad is not None and head.weight.grad.abs().sum() > 0 for head in model.heads.values())
-    metrics = data.evaluate(model, data.validation)
+    metrics = data.evaluate(model, data.validation).metrics
     assert set(metrics) == {"val_rank:species", "val_rank:method", "val_score"} and np.isfinite(metrics["val_score"])

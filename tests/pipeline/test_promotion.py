@@ -52,7 +52,7 @@ def test_a_tie_and_a_loss_never_promote(registered):
     cfg, _, run = registered
     tie = run(comparison(RANKS, RANKS))
     assert not tie["champion"] and tie["verdict"].startswith("no significant difference")
-    assert "95% CI [+0, +0]" in tie["verdict"] and "keeping the base" in tie["verdict"]
+    assert "95% CI [+0.000, +0.000]" in tie["verdict"] and "keeping the base" in tie["verdict"]
     jitter = np.random.default_rng(1).normal(0, 5, len(RANKS))
     noise = run(comparison(RANKS + jitter - jitter.mean(), RANKS))  # differs on every query, not on average
     assert not noise["champion"] and noise["verdict"].startswith("no significant difference")
