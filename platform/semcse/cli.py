@@ -417,10 +417,7 @@ def train_command(
         f"{what}: pair rank {best['val_rank_pair']:.2f}, document rank "
         f"{best['val_rank_document']:.2f} (validation, lower is better)"
     )
-    console.print(f"encoder → {result.model_dir}")
-    if result.model_version:
-        tc = cfg.training
-        console.print(f"registered {tc.register_name} version {result.model_version} as @{tc.register_alias}")
+    console.print(f"encoder → {result.model_dir}")  # the registration itself is logged where it happens
 
 
 @app.command("tune")
@@ -859,10 +856,6 @@ def distill_command(
     )
     console.print(f"best step {result.best['step']}: average target rank per aspect {ranks} (validation)")
     console.print(f"unified model ({', '.join(result.aspects)}) → {result.model_dir}")
-    if result.model_version:
-        console.print(
-            f"registered {cfg.multi.register_name} version {result.model_version} as @{cfg.multi.register_alias}"
-        )
 
 
 def _weights(text: str | None) -> dict[str, float] | None:

@@ -4,8 +4,9 @@ A run's output comes from many processes (the driver, Ray Train's controller and
 actors, Serve replicas), each with its own copies of Ray's, DeepSpeed's and transformers' loggers.
 So the settings travel two ways: environment variables that libraries read when they start
 (`worker_env`, passed in Ray's runtime environment) and a setup hook every Ray worker runs
-(`runtime.worker_setup`, which calls `configure`). Quiet mode lowers named third-party loggers, progress bars and known deprecation
-warnings; it never touches errors, and our own library loggers stay at INFO.
+(`runtime.worker_setup`, which calls `configure`). Quiet mode lowers named third-party loggers,
+progress bars and known deprecation warnings; it never touches errors, and our own library
+loggers stay at INFO.
 
 Verbose: `semcse -v …`, or `SEMCSE_LOG_LEVEL=DEBUG` (or INFO) in the environment.
 """
