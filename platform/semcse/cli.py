@@ -735,8 +735,7 @@ def serve_command(
 
     from ray import serve
 
-    from semcse.runtime import cluster_cpus, init_ray, target_address
-    from semcse.serving import check_parts, deploy, deploy_config, fit_to_cluster
+    from semcse.serving import deploy, prepare_deployment
 
     cfg = build_config(
         config,
@@ -750,11 +749,7 @@ def serve_command(
             "serve.port": port,
         },
     )
-    plan, notes = check_parts(deploy_config(apps_file, cfg.serve, only), cfg.tracking)
-    init_ray(cfg.ray)
-    if target_address(cfg.ray) is None:  # the embedded local cluster: fit the reservations to this machine
-        plan, fitted = fit_to_cluster(plan, cluster_cpus())
-        notes += fitted
+    plan, notes = prepare_deployment(apps_file, cfg.serve, only, cfg.tracking, cfg.ray)
     for note in notes:
         console.print(note, highlight=False, soft_wrap=True)
     with console.status("deploying " + ", ".join(a["name"] for a in plan["applications"])):

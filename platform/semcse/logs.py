@@ -75,13 +75,9 @@ def unless_verbose(context: AbstractContextManager) -> AbstractContextManager:
     return contextlib.nullcontext() if verbose() else context
 
 
-def ray_train_level() -> str:
-    """Ray Train's own console level (`ray.train.LoggingConfig`); its system log files keep everything."""
-    return "DEBUG" if verbose() else "WARNING"
-
-
-def serve_level() -> str:
-    """Ray Serve's controller, proxy and replica log level (request access lines are INFO)."""
+def ray_level() -> str:
+    """The console level of Ray itself and of Ray Train (`LoggingConfig`) and Ray Serve (controller, proxy,
+    replicas; request access lines are INFO); their system log files keep everything."""
     return "DEBUG" if verbose() else "WARNING"
 
 

@@ -295,17 +295,15 @@ class Pipeline:
     def serve(self) -> dict[str, Any]:
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
-        from semcse.runtime import cluster_cpus, target_address
-        from semcse.serving import check_parts, deploy, deploy_config, fit_to_cluster
+        from semcse.serving import deploy, prepare_deployment
 
         settings = self.cfg.serve.model_copy(
             update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
-        plan, notes = check_parts(deploy_config(self.cfg.pipeline.serve_config, settings, apps), self.cfg.tracking)
-        if target_address(self.cfg.ray) is None:
-            plan, fitted = fit_to_cluster(plan, cluster_cpus())
-            notes += fitted
+        plan, notes = prepare_deployment(
+            self.cfg.pipeline.serve_config, settings, apps, self.cfg.tracking, self.cfg.ray
+        )
         for note in notes:
             self.console.print(note, highlight=False)
         routes = deploy(plan)

@@ -83,7 +83,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
         return ray.get_runtime_context().gcs_address
     logs.configure()
     kwargs = {
-        "logging_level": logging.DEBUG if logs.verbose() else logging.WARNING,
+        "logging_level": logs.ray_level(),
         "log_to_driver": True,
         "runtime_env": {"env_vars": logs.worker_env(), "worker_process_setup_hook": "semcse.runtime.worker_setup"},
     }

@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from semcse.config import ConfigError, ServeConfig, TrackingConfig, format_validation_error
+from semcse import logs
+from semcse.config import ConfigError, RayConfig, ServeConfig, TrackingConfig, format_validation_error
 
 PATH_ARGS = ("encoder", "index", "map")
 TERMINAL = {"RUNNING", "DEPLOY_FAILED", "UNHEALTHY"}
@@ -63,11 +64,8 @@ def deploy_config(path: str | Path, settings: ServeConfig, apps: list[str] | Non
                 args[field] = _absolute(getattr(checked, field))
         args["decoders"] = {aspect: _absolute(ref) for aspect, ref in checked.decoders.items()}
         app["args"] = args
-    from semcse import logs
-
-    for app in data["applications"]:
-        app.setdefault("logging_config", {"log_level": logs.serve_level()})
-    data.setdefault("logging_config", {"log_level": logs.serve_level()})
+        app.setdefault("logging_config", {"log_level": logs.ray_level()})
+    data.setdefault("logging_config", {"log_level": logs.ray_level()})
     http = data.setdefault("http_options", {})
     http.update({key: getattr(settings, key) for key in ("host", "port") if key in settings.model_fields_set})
     try:
@@ -100,13 +98,10 @@ def check_parts(config: dict[str, Any], tracking: TrackingConfig | None = None) 
     for app in config["applications"]:
         name, args = app["name"], app.get("args", {})
         for part in REQUIRED_PARTS.get(name, ()):
-            refs = _refs(args.get(part))
-            reasons = [why for why in (missing_ref(ref, tracking) for ref in refs) if why] or (
-                [] if refs else [f"no {part} is set"]
-            )
+            reasons = _missing(args.get(part), tracking) if args.get(part) else [f"no {part} is set"]
             problems += [f"{name}: {why}; create it with {CREATED_BY[part]}" for why in reasons]
         for part in OPTIONAL_PARTS.get(name, ()):
-            reasons = [why for why in (missing_ref(ref, tracking) for ref in _refs(args.get(part))) if why]
+            reasons = _missing(args.get(part), tracking)
             if reasons:
                 args[part] = {}
                 notes.append(f"{name}: {part} disabled ({'; '.join(reasons)}); create one with {CREATED_BY[part]}")
@@ -145,10 +140,30 @@ def fit_to_cluster(config: dict[str, Any], cpus: float) -> tuple[dict[str, Any],
     ]
 
 
-def _refs(value: Any) -> list[str]:
+def prepare_deployment(
+    apps_file: str | Path, settings: ServeConfig, apps: list[str] | None, tracking: TrackingConfig, ray: RayConfig
+) -> tuple[dict[str, Any], list[str]]:
+    """What `semcse serve` and the pipeline's serve step deploy, and the notes to print first.
+
+    The parts are checked before Ray starts (a missing model fails in seconds); then Ray is joined
+    or started, and on the embedded local cluster the reservations are fitted to the machine.
+    """
+    from semcse.runtime import cluster_cpus, init_ray, target_address
+
+    plan, notes = check_parts(deploy_config(apps_file, settings, apps), tracking)
+    init_ray(ray)
+    if target_address(ray) is None:
+        plan, fitted = fit_to_cluster(plan, cluster_cpus())
+        notes += fitted
+    return plan, notes
+
+
+def _missing(value: Any, tracking: TrackingConfig | None) -> list[str]:
+    """Why each reference in an app argument (one ref, or {aspect: ref}) cannot be loaded."""
     if not value:
         return []
-    return list(value.values()) if isinstance(value, dict) else [str(value)]
+    refs = list(value.values()) if isinstance(value, dict) else [str(value)]
+    return [why for why in (missing_ref(ref, tracking) for ref in refs) if why]
 
 
 def deploy(config: dict[str, Any], timeout_s: float = 600.0) -> dict[str, str]:

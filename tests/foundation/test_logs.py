@@ -33,12 +33,12 @@ def test_quiet_mode_turns_down_third_parties_but_not_errors_or_our_own_lines(res
     assert [str(w.message) for w in caught] == ["something else is deprecated"]
     env = logs.worker_env()
     assert env["RAY_TRAIN_ENABLE_PRINT_PATCH"] == "0" and env["HF_HUB_DISABLE_PROGRESS_BARS"] == "1"
-    assert logs.ray_train_level() == "WARNING"
+    assert logs.ray_level() == "WARNING"
 
 
 def test_verbose_reaches_workers_and_keeps_third_party_output(restore_logging) -> None:
     logs.set_verbose(True)
-    assert logs.verbose() and logs.ray_train_level() == "DEBUG"
+    assert logs.verbose() and logs.ray_level() == "DEBUG"
     env = logs.worker_env()
     assert env[logs.LEVEL_ENV] == "DEBUG" and "HF_HUB_DISABLE_PROGRESS_BARS" not in env
     assert env["RAY_TRAIN_ENABLE_PRINT_PATCH"] == "0"  # our lines once, verbose or not

@@ -225,7 +225,7 @@ def train_decoder(
             name=f"decoder-{out.name}",
             storage_path=str(storage),
             checkpoint_config=CheckpointConfig(num_to_keep=1),
-            logging_config=LoggingConfig(log_level=logs.ray_train_level()),
+            logging_config=LoggingConfig(log_level=logs.ray_level()),
         ),
     )
     result = trainer.fit()

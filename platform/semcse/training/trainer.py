@@ -283,7 +283,7 @@ def run_loop(
             checkpoint_config=CheckpointConfig(
                 num_to_keep=1, checkpoint_score_attribute=CANDIDATE_SCORE, checkpoint_score_order="min"
             ),
-            logging_config=LoggingConfig(log_level=logs.ray_train_level()),
+            logging_config=LoggingConfig(log_level=logs.ray_level()),
         ),
     )
     result = trainer.fit()
