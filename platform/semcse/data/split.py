@@ -46,8 +46,9 @@ def splits_of(ids: Iterable[str], corpus: CorpusConfig) -> list[Split]:
 SPLIT_NAMES = {"train": "train", "val": "val", "validation": "val", "dev": "val", "test": "test"}
 
 
-def frame_splits(frame: pd.DataFrame, corpus: CorpusConfig) -> np.ndarray:
-    """Each row's split: the corpus's own split column when it has one, else the hash split of its id.
+def frame_splits(frame: pd.DataFrame, corpus: CorpusConfig) -> pd.Series:
+    """Each row's split (aligned with the frame's index): the corpus's own split column when it has one,
+    else the hash split of its id.
 
     A split column that names no validation rows (ohsumed has only train and test) gets
     `val_fraction` of its train rows as validation, chosen by the same id hash, so training still
@@ -55,7 +56,7 @@ def frame_splits(frame: pd.DataFrame, corpus: CorpusConfig) -> np.ndarray:
     """
     column = corpus.split_col
     if column not in frame.columns:
-        return np.array(splits_of(frame["id"], corpus), dtype=object)
+        return pd.Series(splits_of(frame["id"], corpus), index=frame.index, dtype=object)
     given = frame[column].astype(str).str.strip().str.lower()
     unknown = sorted(set(given) - set(SPLIT_NAMES))
     if unknown:
@@ -63,8 +64,8 @@ def frame_splits(frame: pd.DataFrame, corpus: CorpusConfig) -> np.ndarray:
             f"split column {column!r} holds {unknown[:5]}; expected train, val (validation, dev) or test "
             f"(or set corpus.split_col to a column that does not exist to use the hash split)"
         )
-    names = given.map(SPLIT_NAMES).to_numpy(dtype=object)
+    names = given.map(SPLIT_NAMES)
     if not (names == "val").any():
         carve = np.array([unit_hash(str(i), corpus.split_seed) < corpus.val_fraction for i in frame["id"]])
-        names = np.where((names == "train") & carve, "val", names)
+        names = names.mask((names == "train").to_numpy() & carve, "val")
     return names

@@ -56,7 +56,7 @@ def label_column(frame: pd.DataFrame, cfg: RunConfig, required: bool, source: st
 def split_rows(frame: pd.DataFrame, cfg: RunConfig, split: str = "test") -> np.ndarray:
     """Rows of one split, by the rule training uses (`data.split.frame_splits`: the corpus's split column,
     else the hash split), so the test rows are exactly the papers a model trained on this corpus never saw."""
-    return frame_splits(frame, cfg.corpus) == split
+    return (frame_splits(frame, cfg.corpus) == split).to_numpy()
 
 
 def query_rows(frame: pd.DataFrame, cfg: RunConfig) -> tuple[np.ndarray, np.ndarray]:

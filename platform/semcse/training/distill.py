@@ -229,7 +229,7 @@ def prepare_distill(cfg: RunConfig, tc: TrainingConfig) -> DistillData:
         raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus).assign(id=lambda f: f["id"].astype(str))
     corpus = corpus.assign(text=paper_text(corpus))
-    split = pd.Series(frame_splits(corpus, cfg.corpus), index=corpus.index)
+    split = frame_splits(corpus, cfg.corpus)
     if multi.direct:
         return _direct_data(cfg, tc, corpus, split)
     if not multi.aspect_encoders:

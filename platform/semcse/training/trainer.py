@@ -82,7 +82,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
     if not cfg.corpus.path:
         raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus)
-    split = pd.Series(frame_splits(corpus, cfg.corpus), index=corpus.index)
+    split = frame_splits(corpus, cfg.corpus)
     train_corpus = corpus[split == "train"]
     if is_scratch(tc.base_model):
         tc = _build_scratch(cfg, train_corpus)
