@@ -243,7 +243,7 @@ def evaluate_command(
     """
     from semcse.evaluation.embed import EmbeddingError
     from semcse.evaluation.inputs import EvaluationDataError
-    from semcse.evaluation.report import markdown_table, paired_table, with_intervals
+    from semcse.evaluation.report import terminal_text
     from semcse.evaluation.runner import evaluate
     from semcse.index import VectorIndexError
     from semcse.models.aspects import MissingAspectError
@@ -276,13 +276,7 @@ def evaluate_command(
         raise typer.Exit(2) from None
     for result in results.values():
         console.print(f"\n[bold]{result.name}[/]")
-        console.print(markdown_table(with_intervals(result)), highlight=False, markup=False, soft_wrap=True)
-        paired = paired_table(result)
-        if paired is not None:
-            console.print("paired differences (same bootstrap draws):", highlight=False, markup=False)
-            console.print(markdown_table(paired.rename_axis("models")), highlight=False, markup=False, soft_wrap=True)
-        for note in result.notes:
-            console.print(f"  {note}", highlight=False, markup=False, soft_wrap=True)
+        console.print(terminal_text(result), highlight=False, markup=False, soft_wrap=True)
     console.print(f"\ntables, plots and embeddings → {target}")
 
 

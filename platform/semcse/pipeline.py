@@ -186,7 +186,7 @@ class Pipeline:
         The corpus is scored on its test split only (`evaluation.split`); separate data given as
         `evaluation.data` is scored whole unless the split is set explicitly.
         """
-        from semcse.evaluation.report import markdown_table, paired_table, with_intervals
+        from semcse.evaluation.report import terminal_text
         from semcse.evaluation.runner import evaluate
 
         trained = self.state.outputs("train")["model"]
@@ -209,13 +209,7 @@ class Pipeline:
         tables = {}
         for name, result in results.items():
             self.console.print(f"\n[bold]{name}[/]")
-            self.console.print(markdown_table(with_intervals(result)), markup=False, highlight=False, soft_wrap=True)
-            paired = paired_table(result)
-            if paired is not None:
-                table = markdown_table(paired.rename_axis("models"))
-                self.console.print(table, markup=False, highlight=False, soft_wrap=True)
-            for note in result.notes:
-                self.console.print(f"  {note}", markup=False, highlight=False, soft_wrap=True)
+            self.console.print(terminal_text(result), markup=False, highlight=False, soft_wrap=True)
             tables[name] = {
                 "table": json.loads(result.table.to_json(orient="index")),
                 "intervals": json.loads(result.intervals.to_json(orient="index")),

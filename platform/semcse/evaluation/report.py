@@ -67,6 +67,18 @@ def paired_table(result: SuiteResult, digits: int = 3) -> pd.DataFrame | None:
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def terminal_text(result: SuiteResult) -> str:
+    """What `semcse evaluate` and the pipeline print for a suite: the table, the paired differences, the notes."""
+    parts = [markdown_table(with_intervals(result))]
+    paired = paired_table(result)
+    if paired is not None:
+        parts += [
+            f"{result.name}: paired differences (same bootstrap draws):",
+            markdown_table(paired.rename_axis("models")),
+        ]
+    return "\n".join(parts + [f"  {note}" for note in result.notes])
+
+
 def suite_markdown(result: SuiteResult) -> str:
     parts = [f"## {result.name}", "", markdown_table(with_intervals(result))]
     paired = paired_table(result)
