@@ -227,6 +227,8 @@ class TrainingConfig(Section):
     (triplet, margin 1, L2 1/250 on unnormalised embeddings), aspect encoders use InfoNCE (τ 0.07).
     `max_length` truncates training texts only; the exported model keeps the base model's
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
+    A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
+    padded to its own longest text (0: one padded pass); the loss still sees the whole batch.
     """
 
     pairs: str = "semcse"
@@ -243,6 +245,7 @@ class TrainingConfig(Section):
     max_length: int = Field(256, gt=0)
     export_max_length: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=1)
+    forward_batch_size: int = Field(16, ge=0)
     learning_rate: float = Field(2e-5, gt=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int | None = Field(None, ge=0)

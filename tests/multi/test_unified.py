@@ -39,7 +39,7 @@ def test_encode_returns_each_requested_aspect_from_one_backbone_pass(unified: Un
 
 
 def test_forward_matches_encode_and_save_load_round_trips(unified: UnifiedEncoder, tmp_path: Path) -> None:
-    batch = unified.trunk.tokenize(TEXTS[:1])
+    batch = unified.tokenizer(TEXTS[:1], return_tensors="pt")
     unified.eval()
     with torch.no_grad():
         stacked = unified(**batch)

@@ -16,9 +16,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from semcse.models.token_batches import TokenBatches
+
 Pooling = Literal["cls", "mean", "last"]
 Similarity = Literal["cosine", "euclidean"]
 POOLING_MODES: tuple[str, ...] = ("cls", "mean", "last")
+ENCODE_BLOCK_BATCHES = 64
 _ST_POOLING = {"cls": "cls", "mean": "mean", "last": "lasttoken"}
 _FROM_ST_POOLING = {
     "pooling_mode_cls_token": "cls",
@@ -80,11 +83,6 @@ class TextEncoder(nn.Module):
     def dim(self) -> int:
         return self.projection.out_features if self.projection is not None else self.backbone.config.hidden_size
 
-    def tokenize(self, texts: list[str], max_length: int | None = None) -> dict[str, torch.Tensor]:
-        return self.tokenizer(
-            list(texts), padding=True, truncation=True, max_length=max_length or self.max_length, return_tensors="pt"
-        )
-
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, **extra: torch.Tensor) -> torch.Tensor:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if "token_type_ids" in extra:
@@ -105,7 +103,7 @@ class TextEncoder(nn.Module):
         show_progress: bool = False,
         max_length: int | None = None,
     ) -> np.ndarray:
-        """Embed texts in length-sorted batches (less padding), returned in input order as float32.
+        """Embed texts in token-length-sorted batches (less padding), returned in input order as float32.
 
         `max_length` truncates for this call only (validation during training uses the training length).
         """
@@ -120,27 +118,39 @@ class TextEncoder(nn.Module):
         show_progress: bool = False,
         max_length: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """`encode`, plus each text's token count after truncation (what an API bills), from the same pass."""
+        """`encode`, plus each text's token count after truncation (what an API bills), from the same pass.
+
+        Texts are tokenised in blocks of `ENCODE_BLOCK_BATCHES` batches (bounded memory on a large
+        corpus; blocks follow character length, so each holds similar lengths) and each block is cut
+        into `TokenBatches` sorted by the tokenizer's own counts.
+        """
         texts = list(texts)
         was_training = self.training
         self.eval()
         device = next(self.parameters()).device
-        order = np.argsort([-len(t) for t in texts], kind="stable")
+        by_chars = np.argsort([-len(t) for t in texts], kind="stable")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         counts = np.zeros(len(texts), dtype=np.int64)
-        starts = range(0, len(texts), batch_size)
+        progress = None
         if show_progress:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc="encode", unit="batch")
-        for start in starts:
-            index = order[start : start + batch_size]
-            batch = {k: v.to(device) for k, v in self.tokenize([texts[i] for i in index], max_length).items()}
-            vectors = self(**batch).float()
-            if normalize:
-                vectors = nn.functional.normalize(vectors, dim=-1)
-            out[index] = vectors.cpu().numpy()
-            counts[index] = batch["attention_mask"].sum(1).cpu().numpy()
+            progress = tqdm(total=-(-len(texts) // batch_size), desc="encode", unit="batch")
+        block = batch_size * ENCODE_BLOCK_BATCHES
+        for start in range(0, len(texts), block):
+            rows = by_chars[start : start + block]
+            block_texts = [texts[i] for i in rows]
+            batches = TokenBatches.build(self.tokenizer, block_texts, max_length or self.max_length, batch_size)
+            counts[rows] = batches.lengths
+            for positions, chunk in batches.indexed():
+                vectors = self(**{key: value.to(device) for key, value in chunk.items()}).float()
+                if normalize:
+                    vectors = nn.functional.normalize(vectors, dim=-1)
+                out[rows[positions]] = vectors.cpu().numpy()
+                if progress is not None:
+                    progress.update()
+        if progress is not None:
+            progress.close()
         self.train(was_training)
         return out, counts
 

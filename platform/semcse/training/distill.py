@@ -35,6 +35,7 @@ from semcse.data.split import frame_splits
 from semcse.evaluation.metrics import Similarity, average_rank
 from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
+from semcse.models.token_batches import TokenBatches
 from semcse.models.unified import UnifiedEncoder
 from semcse.training.aspects import (
     KIND_PREFIX,
@@ -46,11 +47,9 @@ from semcse.training.aspects import (
     resolve_aspects,
     stage_training,
 )
-from semcse.training.objective import Batch
+from semcse.training.objective import TEXTS, Batch
 from semcse.training.trainer import TrainingSetupError
 from semcse.training.validation import Validated
-
-TOKENIZER_KEYS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 @dataclass(frozen=True)
@@ -106,6 +105,7 @@ class DistillObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
+        self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
 
@@ -113,15 +113,8 @@ class DistillObjective:
         tokenizer = model.tokenizer
 
         def collate(rows: dict[str, np.ndarray]) -> Batch:
-            batch = dict(
-                tokenizer(
-                    [str(t) for t in rows["text"]],
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-            )
+            texts = [str(t) for t in rows["text"]]
+            batch: Batch = {TEXTS: TokenBatches.build(tokenizer, texts, self.max_length, self.forward_batch_size)}
             targets = np.stack([np.asarray(t, dtype=np.float32) for t in rows["targets"]])
             batch["targets"] = torch.from_numpy(targets.reshape(len(targets), self.n_aspects, -1))
             batch["mask"] = torch.from_numpy(np.stack([np.asarray(m, dtype=np.float32) for m in rows["mask"]]))
@@ -130,7 +123,7 @@ class DistillObjective:
         return collate
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        predictions = model(**{k: v for k, v in batch.items() if k in TOKENIZER_KEYS})
+        predictions = batch[TEXTS].encode(model)
         return self.criterion(predictions, batch["targets"], batch["mask"])
 
 
@@ -144,6 +137,7 @@ class DirectObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
+        self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
 
@@ -159,18 +153,15 @@ class DirectObjective:
                         anchors.append(str(pool[first]))
                         positives.append(str(pool[second]))
                         heads.append(a)
-            batch = dict(
-                tokenizer(
-                    anchors + positives, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
-                )
-            )
+            texts = anchors + positives
+            batch: Batch = {TEXTS: TokenBatches.build(tokenizer, texts, self.max_length, self.forward_batch_size)}
             batch["heads"] = torch.tensor(heads, dtype=torch.long)
             return batch
 
         return collate
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        vectors = model(**{k: v for k, v in batch.items() if k in TOKENIZER_KEYS})
+        vectors = batch[TEXTS].encode(model)
         heads = batch["heads"]
         half = heads.shape[0]
         own = vectors[torch.arange(2 * half, device=vectors.device), heads.repeat(2)]

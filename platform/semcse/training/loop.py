@@ -30,7 +30,7 @@ from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE
-from semcse.training.objective import Objective
+from semcse.training.objective import TEXTS, Objective
 from semcse.training.validation import Validated, ValidationSet, evaluate
 
 
@@ -182,7 +182,7 @@ def train_loop(config: dict[str, Any]) -> None:
         engine.backward(loss)
         engine.step()
         state.step += 1
-        meter.add(loss.item(), cfg.worker_batch_size, int(batch["attention_mask"].sum()))
+        meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens)
         if state.step % cfg.log_every == 0 or state.step == cfg.max_steps:
             stats = meter.summary(world) | {"lr": scheduler.get_last_lr()[0]}
             log(

@@ -2,13 +2,15 @@
 
 The loop only knows this interface (`collate_fn`, `loss`), so another objective (an aspect encoder
 is the same class with another pairs mode; a distillation objective maps rows to texts and target
-vectors) plugs into the same Ray Train + DeepSpeed loop.
+vectors) plugs into the same Ray Train + DeepSpeed loop. Every objective's batch carries its texts
+as `TEXTS`: `TokenBatches`, tokenised once and encoded in length-sorted chunks of
+`training.forward_batch_size` (the same loss and gradients as one padded batch, for less compute).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -17,12 +19,18 @@ from torch import nn
 from semcse.config import TrainingConfig
 from semcse.data.positives import PairSampler
 from semcse.losses import build_pair_loss
+from semcse.models.token_batches import TokenBatches
 
-Batch = dict[str, torch.Tensor]
+Batch = dict[str, Any]
+TEXTS = "texts"
 
 
 class Objective(Protocol):
-    """A picklable recipe; `collate_fn` and `loss` run inside each worker."""
+    """A picklable recipe; `collate_fn` and `loss` run inside each worker.
+
+    A batch maps names to tensors or `TokenBatches` (anything with `.to(device)`); `batch[TEXTS]`
+    holds the texts the model encodes.
+    """
 
     def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]: ...
 
@@ -32,14 +40,15 @@ class Objective(Protocol):
 class PairObjective:
     """Contrastive training on (anchor, positive) pairs drawn per batch by the pairs mode.
 
-    Anchors and positives are tokenised and encoded as one padded batch of 2b texts: one forward
-    pass instead of two, and each row still gets its own dropout mask, which is all the
-    `same-input` / `dropout` modes need.
+    Anchors and positives are tokenised together as 2b texts and encoded in length-sorted chunks
+    (`TokenBatches`); each row gets its own dropout mask, which is all the `same-input` / `dropout`
+    modes need.
     """
 
     def __init__(self, cfg: TrainingConfig) -> None:
         self.sampler = PairSampler(cfg.pairs, cfg.positive_mix)
         self.max_length = cfg.max_length
+        self.forward_batch_size = cfg.forward_batch_size
         self.criterion = build_pair_loss(
             cfg.effective_loss,
             temperature=cfg.effective_temperature,
@@ -52,19 +61,12 @@ class PairObjective:
 
         def collate(rows: dict[str, np.ndarray]) -> Batch:
             anchors, positives = self.sampler.sample(rows, rng)
-            return dict(
-                tokenizer(
-                    anchors + positives,
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-            )
+            texts = anchors + positives
+            return {TEXTS: TokenBatches.build(tokenizer, texts, self.max_length, self.forward_batch_size)}
 
         return collate
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        vectors = model(**batch)
+        vectors = batch[TEXTS].encode(model)
         half = vectors.shape[0] // 2
         return self.criterion(vectors[:half], vectors[half:])
