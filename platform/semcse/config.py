@@ -221,6 +221,9 @@ class TrainingConfig(Section):
     default) a trained step replaces the best only when it also beats the base model on the same
     validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
     any lower score (a strong base model on a small validation set then wins or loses by noise).
+    With `label_guard` and a corpus label column (`corpus.label_col`), validation also measures label
+    agreement among the validation abstracts (`evaluation.agreement_k` nearest), and a step whose
+    agreement is significantly below the base model's is never delivered, whatever its ranks.
 
     Unset fields take the recipe of the pairs mode (`recipe`): crop-based modes follow the cropping
     paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
@@ -268,6 +271,7 @@ class TrainingConfig(Section):
     log_every: int = Field(10, gt=0)
     patience: int = Field(3, gt=0)
     improvement: Literal["significant", "strict"] = "significant"
+    label_guard: bool = True
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"

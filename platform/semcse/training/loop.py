@@ -245,7 +245,9 @@ def _evaluate_and_checkpoint(
     started = time.perf_counter()
     validated = _shared_evaluation(engine.module, spec, rank, dist)
     metrics = validated.metrics
-    improved = state.record(metrics["val_score"], validated.items, spec.cfg.improvement == "significant")
+    improved = state.record(
+        metrics["val_score"], validated.items, spec.cfg.improvement == "significant", validated.label_items
+    )
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
     report = metrics | {
@@ -268,9 +270,12 @@ def _evaluate_and_checkpoint(
     elif improved:
         verdict = " (best)"
     else:
-        base = " = the base model" if state.best_step == 0 else ""
-        noise = ", lower but not significantly better than the base" if metrics["val_score"] < state.best_score else ""
-        verdict = f" (best is still step {state.best_step}{base}{noise})"
+        verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''}"
+        if state.label_loss:
+            verdict += ", label agreement significantly below the base model's"
+        elif metrics["val_score"] < state.best_score:
+            verdict += ", lower but not significantly better than the base"
+        verdict += ")"
     if stop:
         verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
     log(
