@@ -32,9 +32,15 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
     from deepspeed.utils import safe_get_full_fp32_param
     from semcse.config import TrainingConfig
     from semcse.training import checkpoints
-    from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
+    from semcse.training.engine import (
+        build_encoder,
+        deepspeed_config,
+        parameter_groups,
+        skip_shared_memory_op,
+    )
 
     torch.set_num_threads(1)
+    skip_shared_memory_op()
     deepspeed.init_distributed(dist_backend="gloo", auto_mpi_discovery=False)
     cfg = TrainingConfig(
         pairs="crops", base_model=model_dir, batch_size=4, num_workers=1, learning_rate=1e-3, warmup_steps=0

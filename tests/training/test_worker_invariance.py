@@ -41,10 +41,16 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     from deepspeed.utils import safe_get_full_grad
     from semcse.config import TrainingConfig
     from semcse.models.token_batches import TokenBatches
-    from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
+    from semcse.training.engine import (
+        build_encoder,
+        deepspeed_config,
+        parameter_groups,
+        skip_shared_memory_op,
+    )
     from semcse.training.objective import TEXTS, PairObjective
 
     torch.set_num_threads(1)
+    skip_shared_memory_op()
     deepspeed.init_distributed(dist_backend="gloo", auto_mpi_discovery=False)
     cfg = TrainingConfig(
         pairs="crops", loss=loss, base_model=model_dir, batch_size=PAIRS, num_workers=world, learning_rate=1e-3

@@ -62,6 +62,23 @@ def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[s
     ]
 
 
+def skip_shared_memory_op() -> None:
+    """Keep DeepSpeed's CPU backend from JIT-compiling its shared-memory all-reduce in every worker.
+
+    The op only serves `inference_all_reduce`; training's collectives go through the gloo process
+    group either way. Compiling it costs each worker tens of seconds of a 2-core machine, and a worker
+    torn down mid-compile (a failed run, a killed job) leaves torch's extension lock file behind, so
+    every later DeepSpeed start on that machine waits on the lock forever. Call before DeepSpeed
+    creates its communication backend (`deepspeed.initialize` / `init_distributed`).
+    """
+    import deepspeed.ops
+    from deepspeed.accelerator import get_accelerator
+
+    builder = get_accelerator().get_op_builder("ShareMemCommBuilder")
+    if builder is not None:
+        deepspeed.ops.__compatible_ops__[builder.NAME] = False
+
+
 def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
     """ZeRO at the configured stage; bf16 on GPU, fp32 on CPU; AdamW with linear warm-up and linear decay.
 

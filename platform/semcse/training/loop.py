@@ -13,7 +13,6 @@ progress and logs to MLflow.
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 import os
 import tempfile
@@ -145,18 +144,18 @@ def train_loop(config: dict[str, Any]) -> None:
 
     logs.configure()  # again: importing DeepSpeed resets its logger's level
     from semcse.tracking import Tracker
-    from semcse.training.engine import deepspeed_config, parameter_groups
+    from semcse.training.engine import deepspeed_config, parameter_groups, skip_shared_memory_op
 
     started = time.perf_counter()
     model = spec.model_factory()
-    # DeepSpeed prints (not logs) a line per worker when it builds its CPU communication op
-    with logs.unless_verbose(contextlib.redirect_stdout(io.StringIO())):
-        engine, _, _, scheduler = deepspeed.initialize(
-            model=model,
-            model_parameters=parameter_groups(model, cfg.weight_decay),
-            config=deepspeed_config(cfg),
-            dist_init_required=False,
-        )
+    if not cfg.use_gpu:
+        skip_shared_memory_op()
+    engine, _, _, scheduler = deepspeed.initialize(
+        model=model,
+        model_parameters=parameter_groups(model, cfg.weight_decay),
+        config=deepspeed_config(cfg),
+        dist_init_required=False,
+    )
     state = checkpoints.LoopState()
     resumed_from = ray.train.get_checkpoint()
     if resumed_from is not None:
