@@ -80,9 +80,9 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
 
     cfg = cfg or RayConfig()
     target = target_address(cfg, address)
+    logs.configure()  # also when Ray was started elsewhere: the stages' lines must show in this driver
     if ray.is_initialized():
         return str(ray.get_runtime_context().gcs_address)
-    logs.configure()
     kwargs: dict[str, Any] = {
         "logging_level": logs.ray_level(),
         "log_to_driver": True,
