@@ -7,7 +7,8 @@ batches, its defaults) fine-tune all-MiniLM-L6-v2. The base, (a) and (b) are sco
 own suites: `knn` on ohsumed (held-out test papers classified by their 10 nearest training papers)
 and `aspects` on the medical-methodology judgements (Spearman of similarity vs LLM judgements).
 Also printed: our run's validation score for the base, the delivered (best) step and the last
-step, and both trainers' wall time.
+step, and both trainers' wall time. Our trainer reads the corpus's labels as a user's labelled corpus
+would be read (`corpus.label_col`), so its label guard is on; sentence-transformers has no such guard.
 
 Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initialised BERT
 (`scratch:bert-mini`, vocabulary counted on the training abstracts) trained with crops and with
@@ -41,9 +42,10 @@ JUDGEMENTS = OHSUMED.parent / "pairwise" / "medical_methodology"
 
 
 def labelled_data(work: Path, train: int, test: int) -> tuple[Path, Path]:
-    """The training corpus (a seeded sample of ohsumed's train split) and the labelled kNN set (it + test papers)."""
+    """The training corpus (a seeded sample of ohsumed's train split, with its labels, which our trainer's label
+    guard reads as a user's labelled corpus would be read) and the labelled kNN set (it + test papers)."""
     train_split = ohsumed_split("train", train)
-    corpus = write_parquet(train_split[["id", "title", "abstract"]], work / "train.parquet")
+    corpus = write_parquet(train_split[["id", "title", "abstract", "label"]], work / "train.parquet")
     labelled = pd.concat([train_split, ohsumed_split("test", test)], ignore_index=True)
     return corpus, write_parquet(labelled, work / "labelled.parquet")
 
@@ -79,7 +81,14 @@ def minilm_part(args: argparse.Namespace, work: Path) -> None:
     for seed in args.seeds:
         run_dir = work / f"seed{seed}"
         cfg = crops_config(
-            run_dir, corpus, args.steps, args.batch, args.seq, args.workers, evaluations=3, **{"training.seed": seed}
+            run_dir,
+            corpus,
+            args.steps,
+            args.batch,
+            args.seq,
+            args.workers,
+            evaluations=3,
+            **{"training.seed": seed, "corpus.label_col": "label"},
         )
         prepared = prepare(cfg)
         start = time.perf_counter()

@@ -223,6 +223,9 @@ class TrainingConfig(Section):
     default) a trained step replaces the best only when it also beats the base model on the same
     validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
     any lower score (a strong base model on a small validation set then wins or loses by noise).
+    With `label_guard` and a corpus label column (`corpus.label_col`), validation also measures label
+    agreement among the validation abstracts (`evaluation.agreement_k` nearest), and a step whose
+    agreement is significantly below the base model's is never delivered, whatever its ranks.
 
     Unset fields take the recipe of the pairs mode (`recipe`): crop-based modes follow the cropping
     paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
@@ -270,6 +273,7 @@ class TrainingConfig(Section):
     log_every: int = Field(10, gt=0)
     patience: int = Field(3, gt=0)
     improvement: Literal["significant", "strict"] = "significant"
+    label_guard: bool = True
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"
@@ -530,15 +534,29 @@ class MultiConfig(Section):
     register_alias: str = "candidate"
 
 
+def _suite_column(value: str) -> str:
+    if ":" not in value or not all(value.split(":", 1)):
+        raise ValueError(
+            f"metric must look like SUITE:COLUMN (e.g. semantic:overall, knn:knn_accuracy), got {value!r}"
+        )
+    return value
+
+
 class PipelineConfig(Section):
-    """End-to-end pipeline: the promotion metric and the optional index/serve steps.
+    """End-to-end pipeline: the promotion metric, its guards and the optional index/serve steps.
 
     The default metric is SemCSE's title→abstract average rank, an absolute figure. `semantic:overall`
     (SemCSE's normalised score) is relative to the models in the table: with two or three models
-    each task scores 0 or 1, which is too coarse to promote on.
+    each task scores 0 or 1, which is too coarse to promote on. A trained model is promoted only
+    when it is significantly better on `metric` and significantly worse on none of `guards` (those
+    the evaluation computed; the label metrics exist only for a labelled corpus): a model that ranks
+    titles better while it blurs the corpus's topics is not a better model.
     """
 
     metric: str = "semantic:title_abstract"
+    guards: list[str] = Field(
+        default_factory=lambda: ["knn:knn_accuracy", "knn:label_agreement", "knn:v_measure", "semantic:clustering"]
+    )
     build_index: bool = False
     deploy: bool = False
     serve_config: str = "serve_apps/config.yaml"
@@ -546,11 +564,12 @@ class PipelineConfig(Section):
     @field_validator("metric")
     @classmethod
     def _suite_and_column(cls, value: str) -> str:
-        if ":" not in value or not all(value.split(":", 1)):
-            raise ValueError(
-                f"metric must look like SUITE:COLUMN (e.g. semantic:overall, knn:knn_accuracy), got {value!r}"
-            )
-        return value
+        return _suite_column(value)
+
+    @field_validator("guards")
+    @classmethod
+    def _guards_are_suite_columns(cls, values: list[str]) -> list[str]:
+        return [_suite_column(value) for value in values]
 
 
 class RunConfig(Section):

@@ -66,6 +66,20 @@ def step_range(start: str | None, until: str | None) -> list[str]:
     return list(STEPS[first : last + 1])
 
 
+def _versus_incumbent(tables: dict[str, Any], metric: str) -> dict[str, Any] | None:
+    """The evaluation's paired `trained − incumbent` difference on `SUITE:COLUMN`, or None when it was not computed."""
+    suite, _, column = metric.partition(":")
+    return tables.get(suite, {}).get("versus_incumbent", {}).get(column)
+
+
+def _evidence(incumbent: str, metric: str, comparison: dict[str, Any]) -> str:
+    """`trained − base on suite:column: −0.043 (95% CI [−0.085, −0.011])`."""
+    return (
+        f"trained − {incumbent} on {metric}: {comparison['difference']:+.3f} "
+        f"(95% CI [{comparison['low']:+.3f}, {comparison['high']:+.3f}])"
+    )
+
+
 class Pipeline:
     """Runs the configured steps in order; each step calls its stage and returns its outputs (JSON-serialisable).
 
@@ -240,33 +254,35 @@ class Pipeline:
         return version, resolve_model(f"models:/{name}@champion", self.cfg.tracking)
 
     def register(self) -> dict[str, Any]:
-        """Promote the trained model to @champion only when it beats the incumbent with an interval excluding zero.
+        """Promote the trained model to @champion only when it beats the incumbent with an interval excluding zero
+        on `pipeline.metric`, and is significantly worse on none of the `pipeline.guards` the evaluation computed.
 
         The incumbent is the current champion, or the base model when there is none. A tie or a
         difference the paired bootstrap cannot tell from noise keeps the incumbent.
         """
-        suite, _, column = self.cfg.pipeline.metric.partition(":")
         evaluation = self.state.outputs("evaluate")
         tables = evaluation["suites"]
-        if suite not in tables or column not in tables[suite]["versus_incumbent"]:
+        comparison = _versus_incumbent(tables, self.cfg.pipeline.metric)
+        if comparison is None:
             raise ConfigError(
                 f"pipeline.metric={self.cfg.pipeline.metric!r} is not in the evaluation results "
                 f"(suites: {sorted(tables)}); use SUITE:COLUMN"
             )
         incumbent = evaluation["incumbent"]
-        comparison = tables[suite]["versus_incumbent"][column]
-        evidence = (
-            f"trained − {incumbent} on {suite}:{column}: {comparison['difference']:+.3f} "
-            f"(95% CI [{comparison['low']:+.3f}, {comparison['high']:+.3f}])"
-        )
+        evidence = _evidence(incumbent, self.cfg.pipeline.metric, comparison)
+        guards = {guard: _versus_incumbent(tables, guard) for guard in self.cfg.pipeline.guards}
+        losses = {guard: found for guard, found in guards.items() if found and found["verdict"] == "worse"}
         version = self.state.outputs("train")["version"]
         name = self.cfg.training.register_name
-        promoted = version is not None and comparison["verdict"] == "better"
+        promoted = version is not None and comparison["verdict"] == "better" and not losses
         if version is None:
             verdict = f"training did not beat the base model on validation, so nothing was registered; {evidence}"
         elif promoted:
             set_alias(self.cfg.tracking, name, "champion", version)
             verdict = f"trained model beats the {incumbent}: {evidence} → {name}@champion = version {version}"
+        elif comparison["verdict"] == "better":
+            worse = "; ".join(_evidence(incumbent, guard, found) for guard, found in losses.items())
+            verdict = f"better ({evidence}) but worse on a guard metric ({worse}); keeping the {incumbent}"
         else:
             outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
             verdict = f"{outcome}: {evidence}; keeping the {incumbent}"
@@ -275,6 +291,7 @@ class Pipeline:
             "champion": promoted,
             "incumbent": incumbent,
             "difference": comparison,
+            "guard_losses": losses,
             "verdict": verdict,
         }
 

@@ -23,25 +23,24 @@ def comparison(trained: np.ndarray, incumbent: np.ndarray) -> dict:
 
 
 @pytest.fixture
-def registered(pipeline_config, tmp_path):
-    """A pipeline whose train step registered version 1 (no champion yet), ready for `register`."""
-    cfg = load_config(pipeline_config(pipeline={"metric": "semantic:half_half"}))
+def registered(pipeline_config, tmp_path, request):
+    """A pipeline whose train step registered version 1 of its own model (no champion yet), ready for `register`."""
+    name = f"promotion-{request.node.name}"[:60]
+    cfg = load_config(pipeline_config(pipeline={"metric": "semantic:half_half"}, training={"register_name": name}))
     (tmp_path / "model").mkdir()
     (tmp_path / "model" / "weights.txt").write_text("a model")
     with Tracker.start(cfg.tracking, run_name="train") as tracker:
         tracker.log_artifact(tmp_path / "model", artifact_path="model")
         version = tracker.register_model("model", cfg.training.register_name)
 
-    def run(difference: dict) -> dict:
+    def run(difference: dict, knn: dict | None = None) -> dict:
         pipeline = Pipeline(cfg)
+        suites = {"semantic": {"versus_incumbent": {"half_half": difference}}}
+        if knn is not None:
+            suites["knn"] = {"versus_incumbent": knn}
         pipeline.state.steps = {
             "train": {"outputs": {"version": version}},
-            "evaluate": {
-                "outputs": {
-                    "incumbent": "base",
-                    "suites": {"semantic": {"versus_incumbent": {"half_half": difference}}},
-                }
-            },
+            "evaluate": {"outputs": {"incumbent": "base", "suites": suites}},
         }
         return pipeline.register()
 
@@ -67,3 +66,27 @@ def test_a_significant_win_promotes(registered):
     assert win["champion"] and f"@champion = version {version}" in win["verdict"]
     assert "trained − base on semantic:half_half: -0.5" in win["verdict"]
     assert alias_version(cfg.tracking, cfg.training.register_name, "champion") == version
+
+
+def test_a_win_that_loses_on_a_guard_metric_never_promotes(registered):
+    """Better title ranks bought with blurred topics: the label metrics guard the promotion."""
+    cfg, _, run = registered
+    agreement = np.random.default_rng(2).choice([0.2, 0.4, 0.6, 0.8], len(RANKS))
+    bootstrap = Bootstrap(1000)
+    estimates = {
+        "trained": {"label_agreement": bootstrap.mean("knn", agreement - 0.2)},
+        "base": {"label_agreement": bootstrap.mean("knn", agreement)},
+    }
+    loss = paired_difference(estimates, "trained", "base", "label_agreement", higher_is_better=True).to_dict()
+    blurred = run(comparison(RANKS - 0.5, RANKS), {"label_agreement": loss})
+    assert not blurred["champion"] and set(blurred["guard_losses"]) == {"knn:label_agreement"}
+    assert "worse on a guard metric (trained − base on knn:label_agreement: -0.200" in blurred["verdict"]
+    assert alias_version(cfg.tracking, cfg.training.register_name, "champion") is None
+    steady = paired_difference(
+        {"trained": {"label_agreement": estimates["base"]["label_agreement"]}} | {"base": estimates["base"]},
+        "trained",
+        "base",
+        "label_agreement",
+        higher_is_better=True,
+    ).to_dict()
+    assert run(comparison(RANKS - 0.5, RANKS), {"label_agreement": steady})["champion"]  # no loss: promoted

@@ -39,6 +39,7 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
             "training.eval_every": 2,
             "training.patience": 2,
             "training.register_name": "test-base-guard",
+            "corpus.label_col": "topic",
         }
     )
     result = train(cfg)
@@ -51,7 +52,8 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
     assert client.search_model_versions("name='test-base-guard'") == []
     assert client.get_run(result.run_id).data.tags["improved"] == "false"
     assert result.metrics["step"] == 4 and result.metrics["early_stopped"], result.metrics  # 2 evals without a win
-    assert "[semcse train] NO IMPROVEMENT" in capfd.readouterr().err  # a warning, logged on the driver
+    printed = capfd.readouterr().err  # our lines are log records on stderr, the workers' forwarded by Ray
+    assert "[semcse train] NO IMPROVEMENT" in printed and "label agreement" in printed  # the guard ran in the workers
 
     delivered, base = SentenceTransformer(str(result.model_dir)), SentenceTransformer(str(minilm_dir))
     assert delivered.max_seq_length == base.max_seq_length == 256  # the training length (64) is not exported
@@ -90,3 +92,21 @@ def test_a_step_better_only_by_noise_never_displaces_the_base_model() -> None:
     better = base - rng.uniform(0, 1, size=200)  # every abstract ranks a little better
     assert state.record(float(better.mean()), better, significant=True)
     assert state.best_step == 20 and state.evals_without_improvement == 0
+
+
+def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks() -> None:
+    """Label agreement is a guard, not a score: better ranks cannot buy a significant loss of topic structure."""
+    rng = np.random.default_rng(1)
+    ranks = rng.uniform(1, 20, size=200)
+    agreement = rng.choice([0.4, 0.6, 0.8], size=200)  # shares of 5 neighbours, room to move either way
+    state = LoopState()
+    assert state.record(float(ranks.mean()), ranks, significant=True, label_items=agreement)
+    better_ranks = ranks - rng.uniform(0.5, 1.5, size=200)
+    blurred = agreement - rng.choice([0.0, 0.2], size=200)
+    state.step = 10
+    assert not state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=blurred)
+    assert state.label_loss and state.best_step == 0
+    noisy = agreement + rng.choice([-0.2, 0.0, 0.2], size=200)  # moves either way: no systematic loss
+    state.step = 20
+    assert state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=noisy)
+    assert not state.label_loss and state.best_step == 20

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from semcse.config import TrainingConfig
 from semcse.training.engine import build_encoder, parameter_groups
-from semcse.training.validation import build_validation_set
+from semcse.training.trainer import prepare
+from semcse.training.validation import Validated, build_validation_set, evaluate
 
 
 def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None:
@@ -65,6 +67,56 @@ def test_validation_is_a_seeded_sample_not_the_head_of_a_sorted_split() -> None:
     assert len(first) == 20 and first.document_targets == again.document_targets
     assert other.document_targets != first.document_targets
     assert len(topics) == 4, topics  # the first 20 rows would all be topic0
+
+
+class TopicEncoder:
+    """Embeds a text as the one-hot of its topic word, plus the other topic's axis when the text names `blur`."""
+
+    def __init__(self, blur: str | None = None) -> None:
+        self.blur = blur
+
+    def encode(self, texts: list[str], batch_size: int = 64, max_length: int | None = None) -> np.ndarray:
+        vectors = np.zeros((len(texts), 3), dtype=np.float32)
+        for i, text in enumerate(texts):
+            vectors[i, 0 if "alpha" in text else 1] = 1.0
+            if self.blur and self.blur in text:
+                vectors[i] = [1.0, 1.0, 0.0]
+            vectors[i, 2] = 1e-3 * i  # distinct vectors, so ranks are defined
+        return vectors
+
+
+def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> None:
+    ids = [f"p{i}" for i in range(12)]
+    rows = pd.DataFrame(
+        {
+            "id": ids,
+            "texts": [(f"{t} one {i}", f"{t} two {i}") for i, t in enumerate(["alpha"] * 6 + ["beta"] * 6)],
+            "title": [f"{t} title {i}" for i, t in enumerate(["alpha"] * 6 + ["beta"] * 6)],
+            "abstract": [f"{t} abstract {i}" for i, t in enumerate(["alpha"] * 6 + ["beta"] * 6)],
+        }
+    )
+    labels = pd.Series(["A"] * 6 + ["B"] * 6, index=ids)
+    val = build_validation_set("summaries", rows, 12, "cosine", labels=labels.drop("p0"), label_k=3)
+    assert len(val.papers) == len(val.labels) == 11 and set(val.labels) == {"A", "B"}  # p0 has no label
+    clean = evaluate(TopicEncoder(), val)
+    assert clean.metrics["val_label_agreement"] == 1.0 and clean.label_items is not None
+    assert clean.label_items.shape == (11,)
+    blurred = evaluate(TopicEncoder(blur="abstract 1"), val)  # one alpha paper moves between the topics
+    assert blurred.metrics["val_label_agreement"] < 1.0
+    assert blurred.metrics["val_score"] == clean.metrics["val_score"]  # the pair checks do not see it
+    single_label = build_validation_set("summaries", rows, 12, "cosine", labels=pd.Series(["A"] * 12, index=ids))
+    assert single_label.papers == () and isinstance(evaluate(TopicEncoder(), single_label), Validated)
+    assert "val_label_agreement" not in evaluate(TopicEncoder(), single_label).metrics
+
+
+def test_the_label_guard_is_on_when_the_corpus_names_its_labels(make_config) -> None:
+    prepared = prepare(make_config(**{"training.pairs": "crops", "corpus.label_col": "topic"}))
+    assert prepared.counts["val_labelled"] == len(prepared.validation.labels) > 5
+    assert any("label guard" in note for note in prepared.notes)
+    unguarded = prepare(
+        make_config(**{"training.pairs": "crops", "corpus.label_col": "topic", "training.label_guard": False})
+    )
+    assert unguarded.validation.labels == () and not any("label guard" in note for note in unguarded.notes)
 
 
 def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path, sample_records) -> None:

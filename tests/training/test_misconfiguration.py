@@ -41,6 +41,7 @@ def test_invalid_config_values(make_config, overrides: dict, message: str) -> No
         ({"training.base_model": "/nonexistent/model"}, "cannot build the encoder"),
         ({"training.freeze_layers": 5}, "only 2 layers"),
         ({"corpus.val_fraction": 0.0}, "validation needs"),
+        ({"corpus.label_col": "field"}, "corpus.label_col='field' is not a column"),
     ],
 )
 def test_setup_errors_before_any_work(make_config, overrides: dict, message: str) -> None:

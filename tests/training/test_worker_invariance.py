@@ -4,7 +4,8 @@ Each worker holds half of the global batch; its loss sees every worker's positiv
 through the differentiable all-gather, and DeepSpeed averages the gradients. Detached gathering
 (the earlier code) loses the gradient other workers' anchors send to a worker's positives: with
 2 workers that is off by about half for the positive embeddings, which this test catches at once.
-Dropout is off (eval mode) so the only difference between the runs is how the batch is split.
+Dropout is off (eval mode) so the only difference between the runs is how the batch is split (across
+workers, and into length-sorted forward chunks within each worker).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     import torch.distributed as dist
     from deepspeed.utils import safe_get_full_grad
     from semcse.config import TrainingConfig
+    from semcse.models.token_batches import TokenBatches
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
-    from semcse.training.objective import PairObjective
+    from semcse.training.objective import TEXTS, PairObjective
 
     torch.set_num_threads(1)
     deepspeed.init_distributed(dist_backend="gloo", auto_mpi_discovery=False)
@@ -55,10 +57,9 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     share = PAIRS // world
     anchors, positives = texts[:PAIRS], texts[PAIRS:]
     mine = slice(rank * share, (rank + 1) * share)
-    batch = model.tokenizer(
-        anchors[mine] + positives[mine], padding="max_length", max_length=48, truncation=True, return_tensors="pt"
-    )
-    value = PairObjective(cfg).loss(engine, dict(batch))
+    # length-sorted chunks of 2 texts: the split into chunks differs between 1 and 2 workers, the result must not
+    batch = {TEXTS: TokenBatches.build(model.tokenizer, anchors[mine] + positives[mine], 48, chunk_size=2)}
+    value = PairObjective(cfg).loss(engine, batch)
     engine.backward(value)
     names = [name for name, _ in engine.module.named_parameters()]
     grads = [safe_get_full_grad(p) for p in engine.module.parameters()]

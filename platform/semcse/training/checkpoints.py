@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from semcse.training.validation import significantly_better
+from semcse.training.validation import significantly_better, significantly_worse
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
 CANDIDATE_SCORE = "candidate_score"
@@ -35,7 +35,8 @@ class LoopState:
     The base model's evaluation (step 0) is the first record, so the best so far starts as the
     base: a trained step counts as an improvement only when it scores strictly better than the
     best, and, with `significant`, when its per-abstract scores also beat the base model's on the
-    same abstracts with a paired bootstrap interval that excludes zero.
+    same abstracts with a paired bootstrap interval that excludes zero. With labels, a step whose
+    label agreement is significantly below the base model's never counts (`label_loss` says so).
     """
 
     step: int = 0
@@ -44,20 +45,41 @@ class LoopState:
     best_step: int = 0
     evals_without_improvement: int = 0
     base_items: list[float] | None = None
+    base_label_items: list[float] | None = None
+    label_loss: bool = False
 
-    def record(self, score: float, items: np.ndarray | None = None, significant: bool = False) -> bool:
+    def record(
+        self,
+        score: float,
+        items: np.ndarray | None = None,
+        significant: bool = False,
+        label_items: np.ndarray | None = None,
+    ) -> bool:
         """Count one evaluation; True when it improved on the best score (the base model's, at step 0)."""
         if self.step == 0:
             self.base_score = score
-            self.base_items = None if items is None else [float(x) for x in items]
+            self.base_items = _floats(items)
+            self.base_label_items = _floats(label_items)
         better = score < self.best_score
         if better and self.step > 0 and significant and items is not None and self.base_items is not None:
             better = significantly_better(items, np.asarray(self.base_items))
+        self.label_loss = (
+            self.step > 0
+            and label_items is not None
+            and self.base_label_items is not None
+            and significantly_worse(label_items, np.asarray(self.base_label_items))
+        )
+        better = better and not self.label_loss
         if better:
             self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0
             return True
         self.evals_without_improvement += 1
         return False
+
+
+def _floats(values: np.ndarray | None) -> list[float] | None:
+    """Per-abstract scores as JSON-ready floats (the state is saved in every checkpoint)."""
+    return None if values is None else [float(x) for x in values]
 
 
 def save(

@@ -255,7 +255,9 @@ def _evaluate_and_checkpoint(
     started = time.perf_counter()
     validated = _shared_evaluation(engine.module, spec, rank, dist)
     metrics = validated.metrics
-    improved = state.record(metrics["val_score"], validated.items, spec.cfg.improvement == "significant")
+    improved = state.record(
+        metrics["val_score"], validated.items, spec.cfg.improvement == "significant", validated.label_items
+    )
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
     report = metrics | {
@@ -278,9 +280,12 @@ def _evaluate_and_checkpoint(
     elif improved:
         verdict = " (best)"
     else:
-        base = " = the base model" if state.best_step == 0 else ""
-        noise = ", lower but not significantly better than the base" if metrics["val_score"] < state.best_score else ""
-        verdict = f" (best is still step {state.best_step}{base}{noise})"
+        verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''}"
+        if state.label_loss:
+            verdict += ", label agreement significantly below the base model's"
+        elif metrics["val_score"] < state.best_score:
+            verdict += ", lower but not significantly better than the base"
+        verdict += ")"
     if stop:
         verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
     log(
@@ -300,15 +305,36 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
     """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
 
     Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they
-    would take its cores while doing so.
+    would take its cores while doing so; instead rank 0 borrows the CPUs its node reserved for all of
+    this run's workers, which sit idle at the broadcast while it evaluates.
     """
-    evaluates = rank == 0 or spec.cfg.zero_stage == 3
-    shared = [spec.evaluate(model, spec.validation) if evaluates else None]
+    import ray.train
+
+    alone = spec.cfg.zero_stage != 3
+    evaluates = rank == 0 or not alone
+    node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
+    threads = node_cpus if alone and not spec.cfg.use_gpu else None
+    with _torch_threads(threads):
+        shared = [spec.evaluate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
     if shared[0] is None:
         raise RuntimeError(f"worker {rank} received no validation result from rank 0")
     return shared[0]
+
+
+@contextlib.contextmanager
+def _torch_threads(count: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to `count` inside the block (unchanged for None), restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    if count:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _ranks(metrics: dict[str, float]) -> str:

@@ -71,16 +71,45 @@ def prepare(cfg: RunConfig) -> PreparedData:
         train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
     train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
     val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
-    validation = build_validation_set(tc.pairs, val_rows, tc.val_size, tc.similarity, tc.seed, tc.max_length)
+    validation = build_validation_set(
+        tc.pairs,
+        val_rows,
+        tc.val_size,
+        tc.similarity,
+        tc.seed,
+        tc.max_length,
+        labels=_labels(corpus, cfg) if tc.label_guard else None,
+        label_k=cfg.evaluation.agreement_k,
+    )
     counts = {
         "corpus_rows": len(corpus),
         "train_abstracts": len(train_corpus),
         "train_rows": len(train_rows),
         "val_abstracts": int((split == "val").sum()),
         "val_rows": len(validation),
+        "val_labelled": len(validation.labels),
     }
     _check_sizes(tc, counts)
+    if validation.labels:
+        notes.append(
+            f"label guard: a step whose label agreement ({cfg.corpus.label_col!r}, {len(validation.labels)} "
+            "validation abstracts) is significantly below the base model's is never delivered"
+        )
     return PreparedData(train_rows, validation, counts, tc, notes)
+
+
+def _labels(corpus: pd.DataFrame, cfg: RunConfig) -> pd.Series | None:
+    """The corpus's labels by id for the label guard, or None when the corpus names no label column."""
+    column = cfg.corpus.label_col
+    if not column:
+        return None
+    if column not in corpus.columns:
+        raise TrainingSetupError(
+            f"corpus.label_col={column!r} is not a column of {cfg.corpus.path} (columns: {list(corpus.columns)}); "
+            "fix the name, or unset it (the label guard then checks pair ranks only)"
+        )
+    labels = corpus.set_index("id")[column]
+    return labels[labels.notna() & (labels.astype(str).str.strip() != "")].astype(str)
 
 
 def _build_scratch(cfg: RunConfig, ref: str, train_corpus: pd.DataFrame) -> TrainingConfig:

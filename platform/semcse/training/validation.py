@@ -15,17 +15,26 @@ Each abstract's own score (the mean of its two ranks) is kept beside the average
 step can be tested against the base model on the same abstracts (`significantly_better`): on a few
 hundred validation abstracts a strong base model's ranks move by noise alone, and a step that is
 better only by noise must not replace the base.
+
+Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
+measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
+validation abstract's k nearest validation abstracts (title + abstract, leave-one-out) that carry
+its label. Crops can sharpen an already contrastive base model's pair ranks while blurring its
+topic structure; a step significantly worse than the base model at label agreement
+(`significantly_worse`) is never delivered, however good its ranks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from semcse.data.modes import pair_mode
-from semcse.evaluation.metrics import Similarity, true_ranks
+from semcse.data.schema import paper_text
+from semcse.evaluation.metrics import Similarity, label_agreements, similarity_matrix, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap
 from semcse.models.encoder import TextEncoder
 
@@ -33,15 +42,21 @@ from semcse.models.encoder import TextEncoder
 @dataclass(frozen=True)
 class Validated:
     """One evaluation: the logged metrics (with `val_score`, lower is better) and, where the check has
-    them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared)."""
+    them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared) and
+    per-abstract label agreements (higher is better; None without labels)."""
 
     metrics: dict[str, float]
     items: np.ndarray | None = None
+    label_items: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class ValidationSet:
-    """Texts for the two checks; query i matches target i. Document queries are averaged embeddings."""
+    """Texts for the two checks; query i matches target i. Document queries are averaged embeddings.
+
+    `papers`/`labels` (empty without labels) are the labelled abstracts of the label check, whose
+    neighbours are counted among themselves (`label_k` nearest).
+    """
 
     pair_queries: list[str]
     pair_targets: list[str]
@@ -49,23 +64,36 @@ class ValidationSet:
     document_targets: list[str]
     similarity: Similarity
     max_length: int | None = None
+    papers: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    label_k: int = 5
 
     def __len__(self) -> int:
         return len(self.pair_queries)
 
 
 def build_validation_set(
-    mode: str, rows: pd.DataFrame, size: int, similarity: Similarity, seed: int = 0, max_length: int | None = None
+    mode: str,
+    rows: pd.DataFrame,
+    size: int,
+    similarity: Similarity,
+    seed: int = 0,
+    max_length: int | None = None,
+    labels: pd.Series | None = None,
+    label_k: int = 5,
 ) -> ValidationSet:
     """From pair rows of the validation split (see `build_pair_rows`): a seeded sample of at most `size` abstracts.
 
     A random sample rather than the first rows: corpora are often sorted (by label, source or date),
     and the head of a sorted split covers a few topics, where ranks mean something else.
     `max_length` truncates validation texts as training does (None: the model's own length).
+    `labels` (by id) adds the label check over the sampled abstracts that have a label, when they
+    hold at least two labels and more abstracts than `label_k`.
     """
     usable = rows[rows["texts"].map(len) >= 2]
     usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
     texts = [list(t) for t in usable["texts"]]
+    labelled = _label_check(usable, labels, label_k) | {"similarity": similarity, "max_length": max_length}
     if pair_mode(mode).source == "crops":
         halves = [_halves(list(s)) for s in usable["sentences"]]
         return ValidationSet(
@@ -73,18 +101,29 @@ def build_validation_set(
             pair_targets=[t[-1] for t in texts],
             document_queries=[(first,) for first, _ in halves],
             document_targets=[second for _, second in halves],
-            similarity=similarity,
-            max_length=max_length,
+            **labelled,
         )
-    documents = (usable["title"].str.strip() + " " + usable["abstract"].str.strip()).str.strip()
     return ValidationSet(
         pair_queries=[t[0] for t in texts],
         pair_targets=[t[1] for t in texts],
         document_queries=[(t[0], t[1]) for t in texts],
-        document_targets=documents.tolist(),
-        similarity=similarity,
-        max_length=max_length,
+        document_targets=paper_text(usable).tolist(),
+        **labelled,
     )
+
+
+def _label_check(usable: pd.DataFrame, labels: pd.Series | None, k: int) -> dict[str, Any]:
+    """The label check's fields for the sampled abstracts that have a label; none when it cannot say anything."""
+    if labels is None:
+        return {}
+    known = usable.assign(label=usable["id"].map(labels)).dropna(subset=["label"])
+    if known["label"].nunique() < 2 or len(known) <= k:
+        return {}
+    return {
+        "papers": tuple(paper_text(known)),
+        "labels": tuple(known["label"].astype(str)),
+        "label_k": k,
+    }
 
 
 def _halves(sentences: list[str]) -> tuple[str, str]:
@@ -93,19 +132,19 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
 
 
 def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
-    """Both average ranks, their mean, and each abstract's mean rank; every text is encoded once, in one
-    batched pass without gradients."""
+    """Both average ranks, their mean, each abstract's mean rank and, with labels, each labelled abstract's
+    label agreement; every text is encoded once, in one batched pass without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
     vectors = encoder.encode(
-        val.pair_queries + val.pair_targets + flat_queries + val.document_targets,
+        val.pair_queries + val.pair_targets + flat_queries + val.document_targets + list(val.papers),
         batch_size=batch_size,
         max_length=val.max_length,
     )
     n = len(val)
     pair_q, pair_t = vectors[:n], vectors[n : 2 * n]
     document_q = vectors[2 * n : 2 * n + n * width].reshape(n, width, -1).mean(1)
-    document_t = vectors[2 * n + n * width :]
+    document_t = vectors[2 * n + n * width : 3 * n + n * width]
     pair = true_ranks(pair_q, pair_t, similarity=val.similarity)
     document = true_ranks(document_q, document_t, similarity=val.similarity)
     items = (pair + document) / 2
@@ -114,7 +153,18 @@ def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         "val_rank_document": float(document.mean()),
         "val_score": float(items.mean()),
     }
-    return Validated(metrics, items)
+    if not val.papers:
+        return Validated(metrics, items)
+    agreements = _label_agreements(vectors[3 * n + n * width :], np.asarray(val.labels), val.label_k, val.similarity)
+    return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements)
+
+
+def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarity: Similarity) -> np.ndarray:
+    """Per paper: the share of its k nearest other papers (in the loss's geometry) that carry its label."""
+    scores = similarity_matrix(vectors, vectors, similarity)
+    np.fill_diagonal(scores, -np.inf)
+    nearest = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    return label_agreements(labels[nearest], labels)
 
 
 def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
@@ -122,3 +172,9 @@ def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1
     paired bootstrap interval of the mean difference lies below zero."""
     difference = Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))
     return bool(difference.interval()[1] < 0)
+
+
+def significantly_worse(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
+    """Whether per-abstract scores where higher is better (label agreements) fall below the base model's on
+    the same abstracts: the 95% paired bootstrap interval of the mean difference lies below zero."""
+    return significantly_better(items, base, resamples, seed)
