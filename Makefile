@@ -32,9 +32,10 @@ test-fast: setup  ## Everything but the slow end-to-end tests.
 bench: setup  ## Side-by-side benchmarks (not tests; they print ratios).
 	@for script in benchmarks/[a-z]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
-lint: setup  ## Style and static checks.
+lint: setup  ## Style and static checks: ruff over everything, mypy (strict) over the library.
 	$(BIN)/ruff check platform tests jobs benchmarks serve_apps tune examples
 	$(BIN)/ruff format --check platform tests jobs benchmarks serve_apps tune examples
+	$(BIN)/mypy
 
 format: setup
 	$(BIN)/ruff format platform tests jobs benchmarks serve_apps tune examples

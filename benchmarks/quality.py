@@ -35,7 +35,8 @@ from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, st_fit
 from semcse.data.io import write_parquet
 from semcse.evaluation import aspects, knn
 from semcse.evaluation.embed import ModelRef
-from semcse.training.trainer import STATUS_FILE, prepare, train
+from semcse.training.driver import STATUS_FILE
+from semcse.training.trainer import prepare, train
 
 JUDGEMENTS = OHSUMED.parent / "pairwise" / "medical_methodology"
 

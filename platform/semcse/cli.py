@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -21,6 +22,10 @@ from rich.table import Table
 
 from semcse import __version__
 from semcse.config import ConfigError, RunConfig, load_config
+from semcse.logs import LineFormatter
+
+if TYPE_CHECKING:
+    from semcse.models.encoder import TextEncoder
 
 console = Console()
 err_console = Console(stderr=True)
@@ -42,14 +47,15 @@ SetOpt = Annotated[
     list[str] | None,
     typer.Option("--set", "-s", help="Override a config value, e.g. --set training.batch_size=16 (repeatable)."),
 ]
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def user_errors(func: F) -> F:
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn expected user errors into one red line and exit status 2."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
         from semcse.runtime import RayUnavailable
@@ -57,10 +63,15 @@ def user_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except (ConfigError, CorpusError, GeneratedDataError, RayUnavailable, FileNotFoundError) as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
+            fail(exc)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
+
+
+def fail(problem: Exception) -> NoReturn:
+    """One red `error:` line (never wrapped, so a log search finds it whole) and exit status 2."""
+    err_console.print(f"[bold red]error:[/] {escape(str(problem))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2) from None
 
 
 def build_config(config: Path | None, overrides: list[str] | None, **flags: Any) -> RunConfig:
@@ -94,7 +105,29 @@ def main(
     from semcse import logs
 
     logs.set_verbose(verbose)
-    logs.configure()
+    logs.configure(ConsoleLog(err_console))
+
+
+class ConsoleLog(logging.Handler):
+    """How the library's log records look in a terminal: a rule per heading (a pipeline step), a line per event.
+
+    Lines read as `semcse.logs.LineFormatter` writes them in Ray workers, so the driver's and the
+    workers' lines look alike; records go to stderr, leaving stdout to each command's results.
+    """
+
+    def __init__(self, target: Console) -> None:
+        super().__init__()
+        self.target = target
+        self.setFormatter(LineFormatter())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if getattr(record, "heading", False):
+                self.target.rule(f"[bold]{escape(record.getMessage())}")
+            else:
+                self.target.print(self.format(record), markup=False, highlight=False, soft_wrap=True)
+        except Exception:
+            self.handleError(record)
 
 
 CorpusPath = Annotated[Path, typer.Argument(help="A corpus file or a directory of shards.")]
@@ -104,11 +137,20 @@ TitleColOpt = Annotated[str | None, typer.Option("--title-col", help="Column hol
 AbstractColOpt = Annotated[str | None, typer.Option("--abstract-col", help="Column holding the abstract.")]
 
 
-def _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col) -> RunConfig:
+def _corpus_config(
+    config: Path | None,
+    overrides: list[str] | None,
+    fmt: str | None,
+    id_col: str | None,
+    title_col: str | None,
+    abstract_col: str | None,
+    path: Path | None = None,
+) -> RunConfig:
     return build_config(
         config,
         overrides,
         **{
+            "corpus.path": str(path) if path else None,
             "corpus.format": fmt,
             "corpus.id_col": id_col,
             "corpus.title_col": title_col,
@@ -135,39 +177,27 @@ def corpus_validate(
 
     Example: semcse corpus validate ../shared/data/cs_papers.parquet --out runs/cs/corpus
     """
-    from semcse.data.io import read_raw
-    from semcse.data.validation import validate
-    from semcse.tracking import Tracker, ui_hint
+    from semcse.data.validation import run_validation
+    from semcse.tracking import ui_hint
 
-    cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
-    out = out or Path(cfg.run_dir) / "corpus" / path.stem
-    with console.status(f"reading {path}"):
-        raw = read_raw(path, cfg.corpus)
-    with console.status(f"validating {raw.total:,} rows"):
-        result = validate(raw, cfg.corpus)
-        paths = result.write(out)
-    report = result.report
+    cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col, path)
+    with console.status(f"validating {path}"):
+        report = run_validation(cfg, out or Path(cfg.run_dir) / "corpus" / path.stem)
+    counts = report.counts
     console.print(f"corpus validate: {path}", highlight=False)
     table = Table(show_header=True)
     table.add_column("outcome")
     table.add_column("rows", justify="right")
-    table.add_row("in", f"{report.total:,}")
-    table.add_row("accepted", f"{report.accepted:,}")
-    table.add_row("rejected", f"{report.rejected:,}")
-    for reason, count in report.reasons.items():
+    table.add_row("in", f"{counts.total:,}")
+    table.add_row("accepted", f"{counts.accepted:,}")
+    table.add_row("rejected", f"{counts.rejected:,}")
+    for reason, count in counts.reasons.items():
         table.add_row(f"  {reason}", f"{count:,}")
     console.print(table)
-    console.print(f"in = accepted + rejected: {report.total:,} = {report.accepted:,} + {report.rejected:,}")
-    console.print(f"accepted rows → {paths['accepted']}\nrejects (with reason) → {paths['rejects']}")
-    with Tracker.start(cfg.tracking, run_name="corpus-validate", tags={"stage": "corpus"}) as tracker:
-        tracker.log_params({"corpus.path": str(path), **cfg.corpus.model_dump()})
-        tracker.log_metrics(
-            {"rows_in": report.total, "rows_accepted": report.accepted, "rows_rejected": report.rejected}
-            | {f"rejected.{reason.replace(' ', '_')}": n for reason, n in report.reasons.items()}
-        )
-        tracker.log_artifact(paths["report"])
-    if tracker.run_id:
-        console.print(f"MLflow run {tracker.run_id} (experiment {cfg.tracking.experiment!r}); open the UI with:")
+    console.print(f"in = accepted + rejected: {counts.total:,} = {counts.accepted:,} + {counts.rejected:,}")
+    console.print(f"accepted rows → {report.accepted}\nrejects (with reason) → {report.rejects}")
+    if report.run_id:
+        console.print(f"MLflow run {report.run_id} (experiment {cfg.tracking.experiment!r}); open the UI with:")
         console.print(f"  {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 
@@ -241,7 +271,7 @@ def evaluate_command(
 
     Example: semcse evaluate --suite knn --model minilm=PATH --data ../shared/data/ohsumed.parquet --out runs/eval
     """
-    from semcse.evaluation.embed import EmbeddingError
+    from semcse.data.embeddings import EmbeddingError
     from semcse.evaluation.inputs import EvaluationDataError
     from semcse.evaluation.report import terminal_text
     from semcse.evaluation.runner import evaluate
@@ -272,8 +302,7 @@ def evaluate_command(
     try:
         results = evaluate(suites, ev.models, ev.data, target, cfg)
     except (EmbeddingError, EvaluationDataError, MissingAspectError, VectorIndexError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+        fail(exc)
     for result in results.values():
         console.print(f"\n[bold]{result.name}[/]")
         console.print(terminal_text(result), highlight=False, markup=False, soft_wrap=True)
@@ -310,6 +339,7 @@ def generate(
         str | None, typer.Option("--model", help="Local model directory, or the served model name (http).")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N abstracts.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run report as JSON (for jobs).")] = False,
     config: ConfigOpt = None,
     overrides: SetOpt = None,
 ) -> None:
@@ -338,6 +368,9 @@ def generate(
         },
     )
     report = run_generation(cfg)
+    if as_json:
+        console.print_json(json.dumps(report.to_dict(), default=str))
+        return
     metrics = report.metrics
     table = Table(title=f"generate {report.task} ({report.engine})")
     table.add_column("outcome")
@@ -461,17 +494,17 @@ def _named_refs(values: list[str] | None, what: str) -> dict[str, str]:
     return refs
 
 
-def _value_errors(func: F) -> F:
+def _value_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Bad map/decoder inputs (ValueError) are user errors too: one red line, exit status 2."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 @app.command("train-decoder")
@@ -521,7 +554,8 @@ def map_layout(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus file/directory: ids, labels, abstracts.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where the map directory goes.")],
     embeddings: Annotated[
-        Path | None, typer.Option("--embeddings", help="Embeddings Parquet (id, aspect, vector).")
+        Path | None,
+        typer.Option("--embeddings", help="Embeddings (id, aspect, vector): a Parquet file or a directory of shards."),
     ] = None,
     encoder: Annotated[
         list[str] | None, typer.Option("--encoder", help="[aspect=]encoder embedding the abstracts (repeatable).")
@@ -536,8 +570,7 @@ def map_layout(
 
     Example: semcse map layout --corpus examples/sample_corpus.jsonl --encoder models/minilm --label-col topic -o m
     """
-    import numpy as np
-
+    from semcse.data.embeddings import read_embeddings
     from semcse.data.io import read_corpus
     from semcse.maps import layout, render
 
@@ -545,18 +578,7 @@ def map_layout(
     frame = read_corpus(corpus, cfg.corpus)
     ids = frame["id"].tolist()
     if embeddings is not None:
-        import pandas as pd
-
-        table = pd.read_parquet(embeddings)
-        vectors = {}
-        for aspect, group in table.groupby("aspect"):
-            rows = dict(zip(group["id"], group["vector"]))
-            missing = [i for i in ids if i not in rows]
-            if missing:
-                raise ValueError(
-                    f"{embeddings}: aspect {aspect!r} has no vector for {len(missing)} ids, e.g. {missing[:3]}"
-                )
-            vectors[str(aspect)] = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
+        vectors = read_embeddings(embeddings, ids)
     else:
         vectors = {
             a: _load_encoder(ref, cfg).encode(frame["abstract"].tolist())
@@ -581,7 +603,7 @@ def map_layout(
         console.print(f"rendered → {render(semantic_map, png)}")
 
 
-def _load_encoder(ref: str, cfg: RunConfig):
+def _load_encoder(ref: str, cfg: RunConfig) -> TextEncoder:
     from semcse.models.encoder import TextEncoder
 
     return TextEncoder.load(ref, tracking=cfg.tracking)
@@ -690,17 +712,10 @@ def index_build(
     Example: semcse index build --corpus examples/sample_corpus.jsonl --model models:/semcse-encoder@champion
     --out runs/index
     """
-    from semcse.data.io import read_corpus
-    from semcse.models.unified import load_encoder
-    from semcse.search import build_from_corpus
+    from semcse.search import run_index
 
-    cfg = build_config(config, overrides)
-    frame = read_corpus(corpus, cfg.corpus)
-    with console.status(f"loading {model}"):
-        encoder = load_encoder(model)
-    index = build_from_corpus(frame, model, encoder, batch_size=cfg.evaluation.batch_size)
-    index.save(out)
-    console.print(f"indexed {len(frame):,} papers, aspects {index.aspects}, dimension {index.dim} → {out}")
+    report = run_index(build_config(config, overrides, **{"corpus.path": str(corpus)}), model, out)
+    console.print(f"indexed {report.papers:,} papers, aspects {report.aspects}, dimension {report.dim} → {report.out}")
 
 
 @app.command("serve")
@@ -729,7 +744,7 @@ def serve_command(
 
     from ray import serve
 
-    from semcse.serving import deploy, prepare_deployment
+    from semcse.serving import run_serve
 
     cfg = build_config(
         config,
@@ -743,18 +758,11 @@ def serve_command(
             "serve.port": port,
         },
     )
-    plan, notes = prepare_deployment(apps_file, cfg.serve, only, cfg.tracking, cfg.ray)
-    for note in notes:
-        console.print(note, highlight=False, soft_wrap=True)
-    with console.status("deploying " + ", ".join(a["name"] for a in plan["applications"])):
-        failed = deploy(plan)
-    http = plan.get("http_options", {})
-    base = f"http://{http.get('host', '127.0.0.1')}:{http.get('port', 8000)}"
-    for application in plan["applications"]:
-        name = application["name"]
-        state = f"[red]failed[/]: {failed[name]}" if name in failed else "ready"
-        console.print(f"{name}: {base}{application.get('route_prefix', '/')} {state}", highlight=False)
-    if len(failed) == len(plan["applications"]):
+    with console.status("deploying " + (", ".join(only) if only else "every application")):
+        report = run_serve(cfg, apps_file, only)
+    for line in report.status_lines():
+        console.print(line, highlight=False, markup=False)
+    if not report.serving:
         serve.shutdown()
         raise typer.Exit(1)
     console.print("serving; Ctrl-C stops")
@@ -930,7 +938,7 @@ def pipeline_command(
     from semcse.tracking import ui_hint
 
     cfg = build_config(config, overrides)
-    state = Pipeline(cfg, console).run(start, until, force)
+    state = Pipeline(cfg).run(start, until, force)
     console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})", highlight=False, soft_wrap=True)
     console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 

@@ -25,6 +25,8 @@ DEFAULT_SUMMARY_PROMPTS: list[str] = [
     "are that",
 ]
 
+Suite = Literal["semantic", "knn", "aspects", "decoder"]
+
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names every offending key path."""
@@ -356,7 +358,7 @@ class EvaluationConfig(Section):
     `bootstrap` resamples give every figure its 95% interval (SemCSE's pools: 900 and 6,000 papers).
     """
 
-    suites: list[Literal["semantic", "knn", "aspects", "decoder"]] = Field(default_factory=lambda: ["semantic"])
+    suites: list[Suite] = Field(default_factory=lambda: list[Suite](["semantic"]))
     models: list[str] = Field(default_factory=list)
     data: str | None = None
     out: str | None = None

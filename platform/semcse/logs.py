@@ -1,5 +1,13 @@
 """Readable output: our own lines once, third-party chatter filtered at its source; verbose brings it all back.
 
+The library reports through `logging` only (loggers under `semcse`, never `print` or a console
+object); this module decides how a record reads. A record is one line, `[semcse] …`, or
+`[semcse <stage>] …` when it carries `extra=stage("train")`; `HEADING` marks a record that opens a
+section (a pipeline step) and `BLOCK` one that is a table, printed as it is. `configure` installs the
+plain rendering of that (`LineFormatter`, on whatever `sys.stderr` is when a record is written);
+the CLI passes its own handler, which draws headings as rules. Ray workers use the plain one, and
+Ray forwards their stderr to the driver's terminal, so a training worker's line appears there once.
+
 A run's output comes from many processes (the driver, Ray Train's controller and workers, Ray Data
 actors, Serve replicas), each with its own copies of Ray's, DeepSpeed's and transformers' loggers.
 So the settings travel two ways: environment variables that libraries read when they start
@@ -19,6 +27,7 @@ import os
 import sys
 import warnings
 from contextlib import AbstractContextManager
+from typing import Any
 
 LEVEL_ENV = "SEMCSE_LOG_LEVEL"
 VERBOSE_LEVELS = {"DEBUG", "INFO"}
@@ -70,7 +79,7 @@ def set_verbose(enabled: bool) -> None:
         os.environ[LEVEL_ENV] = "DEBUG"
 
 
-def unless_verbose(context: AbstractContextManager) -> AbstractContextManager:
+def unless_verbose(context: AbstractContextManager[Any]) -> AbstractContextManager[Any]:
     """`context` (e.g. a stdout redirect around a library that prints) in quiet mode; nothing when verbose."""
     return contextlib.nullcontext() if verbose() else context
 
@@ -91,17 +100,62 @@ def worker_env() -> dict[str, str]:
     return env
 
 
-def configure() -> None:
-    """Apply the output settings in this process (driver or Ray worker); safe to call more than once."""
+HEADING = {"heading": True}
+BLOCK = {"block": True}
+
+
+def stage(name: str) -> dict[str, str]:
+    """`extra` of a record that belongs to a stage: it reads `[semcse <name>] …`."""
+    return {"stage": name}
+
+
+class LineFormatter(logging.Formatter):
+    """One line per record: `[semcse] message`, `[semcse <stage>] message`, `── heading ──`, or a block as it is."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info:
+            message = f"{message}\n{self.formatException(record.exc_info)}"
+        if getattr(record, "heading", False):
+            return f"── {message} ──"
+        if getattr(record, "block", False):
+            return message
+        name = getattr(record, "stage", None)
+        return f"[semcse {name}] {message}" if name else f"[semcse] {message}"
+
+
+class StderrHandler(logging.Handler):
+    """Writes to the `sys.stderr` of the moment (a test's capture, a console's redirect), not the one at setup."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(LineFormatter())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
+
+
+def configure(handler: logging.Handler | None = None) -> None:
+    """Apply the output settings in this process (driver or Ray worker); safe to call more than once.
+
+    `handler` (the CLI's) replaces how our records are shown; without one, the plain line handler is
+    installed unless one already is.
+    """
     for key, value in ALWAYS_ENV.items():
         os.environ.setdefault(key, value)
     ours = logging.getLogger("semcse")
     ours.setLevel(logging.DEBUG if verbose() else logging.INFO)
-    if not ours.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("[semcse] %(message)s"))
+    if handler is not None:
+        for old in list(ours.handlers):
+            ours.removeHandler(old)
         ours.addHandler(handler)
-        ours.propagate = False
+    elif not ours.handlers:
+        ours.addHandler(StderrHandler())
+    ours.propagate = False
     if verbose():
         return
     for key, value in QUIET_ENV.items():

@@ -11,6 +11,8 @@ the single-process update on the whole global batch, whatever the number of work
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.distributed as dist
 from torch import nn
@@ -20,14 +22,14 @@ class _GatherRows(torch.autograd.Function):
     """All-gather whose backward returns to each worker the sum of every worker's gradient for its rows."""
 
     @staticmethod
-    def forward(ctx, local: torch.Tensor) -> torch.Tensor:
+    def forward(ctx: Any, local: torch.Tensor) -> torch.Tensor:
         parts = [torch.empty_like(local) for _ in range(dist.get_world_size())]
         dist.all_gather(parts, local.contiguous())
         ctx.rows, ctx.rank = local.shape[0], dist.get_rank()
         return torch.cat(parts)
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         total = grad.contiguous().clone()
         dist.all_reduce(total)
         return total[ctx.rank * ctx.rows : (ctx.rank + 1) * ctx.rows]
@@ -43,7 +45,8 @@ def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
     """
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
         return local, 0
-    return _GatherRows.apply(local), dist.get_rank() * local.shape[0]
+    gathered: torch.Tensor = _GatherRows.apply(local)  # type: ignore[no-untyped-call]  # torch declares apply untyped
+    return gathered, dist.get_rank() * local.shape[0]
 
 
 class TripletEuclideanLoss(nn.Module):

@@ -68,11 +68,13 @@ def _distances(
     query: Mapping[str, np.ndarray], units: Mapping[str, np.ndarray], weights: Mapping[str, float]
 ) -> np.ndarray:
     """[m, n] weighted cosine distances between unit-normalised query rows and map rows."""
-    out = None
+    out: np.ndarray | None = None
     for aspect, alpha in weights.items():
         if alpha > 0:
             term = alpha * (1.0 - _unit(query[aspect]) @ units[aspect].T)
             out = term if out is None else out + term
+    if out is None:
+        raise ValueError(f"no aspect has a positive weight: {dict(weights)}")
     return np.clip(out, 0.0, None)
 
 
@@ -113,7 +115,9 @@ def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
     return beta0 - torch.where(flat, torch.zeros_like(step), step)
 
 
-def _neighbours(units: Mapping[str, np.ndarray], weights: Mapping[str, float], k: int, chunk: int = 1024):
+def _neighbours(
+    units: Mapping[str, np.ndarray], weights: Mapping[str, float], k: int, chunk: int = 1024
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest neighbours (excluding self) under the weighted distance, in row chunks."""
     n = len(next(iter(units.values())))
     index = np.zeros((n, k), dtype=np.int64)
@@ -213,8 +217,8 @@ class SemanticMap:
 
     # ----- place ------------------------------------------------------------------------------------------
 
-    def _affinities(self, sq: torch.Tensor) -> torch.Tensor:
-        """p_{new,j} for m new points [m, n] from squared distances, differentiable (β included)."""
+    def _affinities(self, sq: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """p_{new,j} for m new points [m, n] from squared distances, differentiable (β included), and p_{j|new}."""
         n = sq.shape[1]
         k = self.k
         near = torch.topk(sq.detach(), k, dim=1, largest=False).indices
@@ -295,7 +299,7 @@ class SemanticMap:
         row_weight = torch.as_tensor(self.row_kl + 1.0, dtype=torch.float64) / (len(self) + 1)
 
         def objective(z: Mapping[str, torch.Tensor]) -> torch.Tensor:
-            dist = 0.0
+            dist = torch.zeros((), dtype=torch.float64)
             for aspect, (mean, basis, units) in spaces.items():
                 e = mean + z[aspect] @ basis
                 dist = dist + self.active[aspect] * (1.0 - units @ e / e.norm().clamp_min(_EPS))
@@ -364,8 +368,9 @@ class SemanticMap:
                 "row_kl": self.row_kl,
             }
         ).to_parquet(path / "points.parquet", index=False)
-        np.savez(path / "embeddings.npz", **{f"a{i}": self.embeddings[a] for i, a in enumerate(self.aspects)})
-        pcas = {}
+        arrays: dict[str, Any] = {f"a{i}": self.embeddings[a] for i, a in enumerate(self.aspects)}
+        np.savez(path / "embeddings.npz", **arrays)
+        pcas: dict[str, Any] = {}
         for i, a in enumerate(self.aspects):
             pcas[f"mean{i}"], pcas[f"components{i}"] = self.pca[a].mean, self.pca[a].components
         np.savez(path / "pca.npz", **pcas)
@@ -540,7 +545,8 @@ def render(
     for i, name in enumerate(names):
         rows = np.array([label == name for label in labels])
         shown = name if i < max_legend else None
-        ax.scatter(*semantic_map.coords[rows].T, s=9, color=colours(i % colours.N), label=shown, alpha=0.8)
+        xs, ys = semantic_map.coords[rows].T
+        ax.scatter(xs, ys, s=9, color=colours(i % colours.N), label=shown, alpha=0.8)
     for point, text in highlights or []:
         x, y = np.asarray(point, dtype=float).reshape(-1)[:2]
         ax.scatter([x], [y], marker="*", s=220, color="black", edgecolor="white", zorder=3)

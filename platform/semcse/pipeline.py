@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
+from semcse import logs
 from semcse.config import ConfigError, RunConfig
 from semcse.tracking import Tracker, set_alias
 
@@ -82,12 +81,15 @@ def _evidence(incumbent: str, metric: str, comparison: dict[str, Any]) -> str:
 
 
 class Pipeline:
-    """Runs the configured steps in order; each step returns its outputs (JSON-serialisable)."""
+    """Runs the configured steps in order; each step calls its stage and returns its outputs (JSON-serialisable).
 
-    def __init__(self, cfg: RunConfig, console: Console | None = None) -> None:
+    Progress is reported through `logging` (a heading per step, one line per event); how it looks is
+    the caller's choice (`semcse.logs`, the CLI).
+    """
+
+    def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
-        self.console = console or Console()
         self.state = PipelineState.load(self.run_dir)
 
     def run(self, start: str | None = None, until: str | None = None, force: bool = False) -> PipelineState:
@@ -110,9 +112,9 @@ class Pipeline:
 
     def _run_step(self, step: str, parent: Tracker, force: bool) -> None:
         if step in self.state.steps and not force:
-            self.console.print(f"[dim]✓ {step}: done in an earlier run, skipped[/]")
+            log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage("pipeline"))
             return
-        self.console.rule(f"[bold]{step}")
+        log.info(step, extra=logs.HEADING)
         began = time.time()
         outputs = self._steps()[step]()
         seconds = round(time.time() - began, 1)
@@ -154,22 +156,25 @@ class Pipeline:
         }
 
     def validate(self) -> dict[str, Any]:
-        from semcse.data.io import read_raw
-        from semcse.data.validation import validate
+        from semcse.data.validation import run_validation
 
-        result = validate(read_raw(self.cfg.corpus.path, self.cfg.corpus), self.cfg.corpus)
-        paths = result.write(self.run_dir / "corpus")
-        report = result.report
-        self.console.print(
-            f"in = accepted + rejected: {report.total:,} = {report.accepted:,} + {report.rejected:,} {report.reasons}"
+        report = run_validation(self.cfg, self.run_dir / "corpus")
+        counts = report.counts
+        log.info(
+            "in = accepted + rejected: %s = %s + %s %s",
+            f"{counts.total:,}",
+            f"{counts.accepted:,}",
+            f"{counts.rejected:,}",
+            counts.reasons,
+            extra=logs.stage("validate"),
         )
-        if report.accepted == 0:
-            raise ConfigError(f"no valid rows in {self.cfg.corpus.path}; see {paths['rejects']}")
-        return {"corpus": str(paths["accepted"]), "rejects": str(paths["rejects"]), **report.to_dict()}
+        if counts.accepted == 0:
+            raise ConfigError(f"no valid rows in {self.cfg.corpus.path}; see {report.rejects}")
+        return {"corpus": str(report.accepted), "rejects": str(report.rejects), **counts.to_dict()}
 
     def generate(self) -> dict[str, Any]:
         if not self.cfg.generation.model:
-            self.console.print("no generation.model configured: LLM-free run, nothing to generate")
+            log.info("no generation.model configured: LLM-free run, nothing to generate", extra=logs.stage("generate"))
             return {"texts": None}
         from semcse.generation import run_generation
 
@@ -217,13 +222,14 @@ class Pipeline:
         else:
             cfg = self._on_validated({})
         data = cfg.evaluation.data or cfg.corpus.path
+        if not data:
+            raise ConfigError("nothing to evaluate on: set evaluation.data or corpus.path")
         out = self.run_dir / "evaluation"
         suites = [s for s in cfg.evaluation.suites if s != "decoder"]
         results = evaluate(suites, models, data, out, cfg)
         tables = {}
         for name, result in results.items():
-            self.console.print(f"\n[bold]{name}[/]")
-            self.console.print(terminal_text(result), markup=False, highlight=False, soft_wrap=True)
+            log.info("\n%s\n%s", name, terminal_text(result), extra=logs.BLOCK)
             tables[name] = {
                 "table": json.loads(result.table.to_json(orient="index")),
                 "intervals": json.loads(result.intervals.to_json(orient="index")),
@@ -280,7 +286,7 @@ class Pipeline:
         else:
             outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
             verdict = f"{outcome}: {evidence}; keeping the {incumbent}"
-        self.console.print(verdict, highlight=False, soft_wrap=True)
+        log.info(verdict, extra=logs.stage("register"))
         return {
             "champion": promoted,
             "incumbent": incumbent,
@@ -292,33 +298,24 @@ class Pipeline:
     def index(self) -> dict[str, Any]:
         if not self.cfg.pipeline.build_index:
             return {"index": None}
-        from semcse.data.io import read_corpus
-        from semcse.models.unified import load_encoder
-        from semcse.search import build_from_corpus
+        from semcse.search import run_index
 
-        model = self.state.outputs("train")["model"]
-        out = self.run_dir / "index"
-        frame = read_corpus(self.state.outputs("validate")["corpus"])
-        index = build_from_corpus(frame, model, load_encoder(model), batch_size=self.cfg.evaluation.batch_size)
-        index.save(out)
-        return {"index": str(out), "papers": len(frame)}
+        report = run_index(self._on_validated({}), self.state.outputs("train")["model"], self.run_dir / "index")
+        return {"index": str(report.out), "papers": report.papers}
 
     def serve(self) -> dict[str, Any]:
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
-        from semcse.serving import deploy, prepare_deployment
+        from semcse.serving import run_serve
 
         settings = self.cfg.serve.model_copy(
             update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
-        plan, notes = prepare_deployment(
-            self.cfg.pipeline.serve_config, settings, apps, self.cfg.tracking, self.cfg.ray
-        )
-        for note in notes:
-            self.console.print(note, highlight=False)
-        routes = deploy(plan)
-        return {"deployed": True, "routes": routes}
+        report = run_serve(self.cfg.model_copy(update={"serve": settings}), self.cfg.pipeline.serve_config, apps)
+        for line in report.status_lines():
+            log.info(line, extra=logs.stage("serve"))
+        return {"deployed": report.serving, "urls": report.urls, "failed": report.failed}
 
     def _on_validated(self, updates: dict[str, Any]) -> RunConfig:
         """The run config reading the validated corpus (canonical columns, never the user's names), plus `updates`."""

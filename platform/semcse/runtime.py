@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from typing import Any
 
 from semcse.config import RayConfig
 
@@ -79,10 +80,10 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
 
     cfg = cfg or RayConfig()
     target = target_address(cfg, address)
+    logs.configure()  # also when Ray was started elsewhere: the stages' lines must show in this driver
     if ray.is_initialized():
-        return ray.get_runtime_context().gcs_address
-    logs.configure()
-    kwargs = {
+        return str(ray.get_runtime_context().gcs_address)
+    kwargs: dict[str, Any] = {
         "logging_level": logs.ray_level(),
         "log_to_driver": True,
         "runtime_env": {"env_vars": logs.worker_env(), "worker_process_setup_hook": "semcse.runtime.worker_setup"},
@@ -101,6 +102,6 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None) -> str:
         # watches its controller (without it, the cleaner warns every few seconds and never cleans).
         ray.init(num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=True, **kwargs)
     logs.quiet_ray_data()
-    address_in_use = ray.get_runtime_context().gcs_address
+    address_in_use = str(ray.get_runtime_context().gcs_address)
     log.info("connected to Ray at %s", address_in_use)
     return address_in_use

@@ -1,6 +1,7 @@
 """A searchable corpus on disk: one FAISS index per aspect, the papers' titles, and aspect-weighted queries.
 
-Layout of a search directory (written by `semcse index build`):
+Layout of a search directory (written by the index stage, `run_index`: `semcse index build` and the
+pipeline's index step):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
 and label when the corpus has one), and one `VectorIndex` directory per aspect.
 
@@ -23,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse.index import VectorIndex, VectorIndexError
+from semcse.config import ConfigError, RunConfig
+from semcse.index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
 
@@ -61,9 +63,9 @@ class SearchIndex:
 
     @classmethod
     def build(
-        cls, model: str, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray], metric: str
+        cls, model: str, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray], metric: Metric
     ) -> SearchIndex:
-        indexes = {a: VectorIndex.build(v, metric, ids=list(ids)) for a, v in vectors.items()}  # type: ignore[arg-type]
+        indexes = {a: VectorIndex.build(v, metric, ids=list(ids)) for a, v in vectors.items()}
         return cls(model, indexes, pd.DataFrame({"id": list(ids), "title": list(titles)}))
 
     def save(self, directory: str | Path) -> Path:
@@ -202,6 +204,31 @@ def build_from_corpus(corpus: pd.DataFrame, model_ref: str, model: Any, batch_si
         vectors = {"": np.asarray(model.encode(texts, batch_size=batch_size, show_progress=True), np.float32)}
     else:
         vectors = {a: np.asarray(v, np.float32) for a, v in model.encode(texts, aspects=aspects).items()}
-    metric = "euclidean" if getattr(model, "similarity", "cosine") == "euclidean" else "cosine"
+    metric: Metric = "euclidean" if getattr(model, "similarity", "cosine") == "euclidean" else "cosine"
     titles = corpus["title"].fillna("").astype(str).tolist()
     return SearchIndex.build(model_ref, corpus["id"].astype(str).tolist(), titles, vectors, metric)
+
+
+@dataclass
+class IndexReport:
+    """What the index stage built: where, from which model, over how many papers, which aspects, what size."""
+
+    out: Path
+    model: str
+    papers: int
+    aspects: list[str]
+    dim: int
+
+
+def run_index(cfg: RunConfig, model: str, out: str | Path) -> IndexReport:
+    """The index stage: embed every paper of `corpus.path` with every aspect of `model`; save the index at `out`."""
+    from semcse.data.io import read_corpus
+    from semcse.models.unified import load_encoder
+
+    if not cfg.corpus.path:
+        raise ConfigError("corpus.path is not set: there is no corpus to index")
+    frame = read_corpus(cfg.corpus.path, cfg.corpus)
+    encoder = load_encoder(model, cfg.tracking)
+    index = build_from_corpus(frame, model, encoder, batch_size=cfg.evaluation.batch_size)
+    index.save(out)
+    return IndexReport(Path(out), model, len(frame), index.aspects, index.dim)

@@ -1,16 +1,19 @@
-"""`semcse serve`: deploy serve_apps/config.yaml on Ray, with the run config's `serve` section as overrides.
+"""The serve stage (`run_serve`): deploy serve_apps/config.yaml on Ray, the run config's `serve` section merged in.
 
-The YAML is the same file `serve deploy` takes, so a local run and a cluster deployment cannot drift
-apart; we only merge the explicitly set ServeConfig fields into every app's args, make local model
-paths absolute (replicas do not share the caller's working directory), and deploy it the way
-`serve run CONFIG` does.
+`semcse serve` and the pipeline's serve step both deploy through `run_serve`. The YAML is the same
+file `serve deploy` takes, so a local run and a cluster deployment cannot drift apart; we only merge
+the explicitly set ServeConfig fields into every app's args, make local model paths absolute
+(replicas do not share the caller's working directory), and deploy it the way `serve run CONFIG` does.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import sys
 import time
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +21,9 @@ import yaml
 from pydantic import ValidationError
 
 from semcse import logs
-from semcse.config import ConfigError, RayConfig, ServeConfig, TrackingConfig, format_validation_error
+from semcse.config import ConfigError, RayConfig, RunConfig, ServeConfig, TrackingConfig, format_validation_error
 
+log = logging.getLogger(__name__)
 PATH_ARGS = ("encoder", "index", "map")
 TERMINAL = {"RUNNING", "DEPLOY_FAILED", "UNHEALTHY"}
 
@@ -156,6 +160,43 @@ def prepare_deployment(
         plan, fitted = fit_to_cluster(plan, cluster_cpus())
         notes += fitted
     return plan, notes
+
+
+@dataclass
+class ServeReport:
+    """What the serve stage deployed: each application's URL, the ones that failed (with Serve's message), notes."""
+
+    urls: dict[str, str]
+    failed: dict[str, str]
+    notes: list[str] = dataclass_field(default_factory=list)
+
+    @property
+    def serving(self) -> bool:
+        """At least one application is running."""
+        return len(self.failed) < len(self.urls)
+
+    def status_lines(self) -> list[str]:
+        """`name: URL ready`, or `name: URL failed: why`, per application."""
+        return [
+            f"{name}: {url} " + (f"failed: {self.failed[name]}" if name in self.failed else "ready")
+            for name, url in self.urls.items()
+        ]
+
+
+def run_serve(cfg: RunConfig, apps_file: str | Path, apps: list[str] | None = None) -> ServeReport:
+    """The serve stage: deploy `apps` (all when None) of the Serve config `apps_file`, with `cfg.serve` merged in.
+
+    Parts are checked first, Ray is joined or started, and the call returns once every application
+    is running or has failed; serving goes on in the background until `serve.shutdown()`.
+    """
+    plan, notes = prepare_deployment(apps_file, cfg.serve, apps, cfg.tracking, cfg.ray)
+    for note in notes:
+        log.info(note, extra=logs.stage("serve"))
+    failed = deploy(plan)
+    http = plan.get("http_options", {})
+    base = f"http://{http.get('host', '127.0.0.1')}:{http.get('port', 8000)}"
+    urls = {app["name"]: f"{base}{app.get('route_prefix', '/')}" for app in plan["applications"]}
+    return ServeReport(urls, failed, notes)
 
 
 def _missing(value: Any, tracking: TrackingConfig | None) -> list[str]:

@@ -13,7 +13,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +77,7 @@ class Tracker:
 
         def existing() -> str | None:
             experiment = client.get_experiment_by_name(self.cfg.experiment)
-            return experiment.experiment_id if experiment is not None else None
+            return str(experiment.experiment_id) if experiment is not None else None
 
         return get_or_create(existing, lambda: client.create_experiment(self.cfg.experiment, location))
 
@@ -158,7 +158,7 @@ class Tracker:
         for start in range(0, len(items), PARAMS_PER_BATCH):
             self.client.log_batch(self.run_id, params=items[start : start + PARAMS_PER_BATCH])
 
-    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
         if not self.active:
             return
         from mlflow.entities import Metric

@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 import ray.cloudpickle
 from semcse.config import EvaluationConfig
-from semcse.evaluation.embed import EmbeddingError, ModelRef, embed_sets, read_embeddings
+from semcse.data.embeddings import EmbeddingError, read_embeddings
+from semcse.evaluation.embed import ModelRef, embed_sets
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 

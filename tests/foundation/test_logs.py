@@ -42,3 +42,63 @@ def test_verbose_reaches_workers_and_keeps_third_party_output(restore_logging) -
     env = logs.worker_env()
     assert env[logs.LEVEL_ENV] == "DEBUG" and "HF_HUB_DISABLE_PROGRESS_BARS" not in env
     assert env["RAY_TRAIN_ENABLE_PRINT_PATCH"] == "0"  # our lines once, verbose or not
+
+
+def test_records_read_one_line_per_event_with_their_stage() -> None:
+    formatter = logs.LineFormatter()
+
+    def line(message: str, **extra: object) -> str:
+        return formatter.format(logging.makeLogRecord({"msg": message, "levelno": logging.INFO, **extra}))
+
+    assert line("connected") == "[semcse] connected"
+    assert line("step 10/40 loss 1.9", **logs.stage("train")) == "[semcse train] step 10/40 loss 1.9"
+    assert line("train", **logs.HEADING) == "── train ──"
+    assert line("| a | b |\n|---|---|", **logs.BLOCK) == "| a | b |\n|---|---|"
+
+
+def test_the_plain_handler_writes_to_the_stderr_of_the_moment(capsys: pytest.CaptureFixture[str]) -> None:
+    """A handler holding the stream it was built with would write past a test's (or a console's) capture."""
+    ours = logging.getLogger("semcse")
+    before = list(ours.handlers)
+    try:
+        logs.configure(logs.StderrHandler())
+        logging.getLogger("semcse.training.loop").info("eval step 0", extra=logs.stage("train"))
+        logging.getLogger("semcse.pipeline").info("validate", extra=logs.HEADING)
+        captured = capsys.readouterr()
+        assert captured.err == "[semcse train] eval step 0\n── validate ──\n" and captured.out == ""
+    finally:
+        ours.handlers[:] = before
+
+
+def test_the_cli_draws_headings_as_rules_and_events_as_plain_lines() -> None:
+    import io
+
+    from rich.console import Console
+    from semcse.cli import ConsoleLog
+
+    screen = io.StringIO()
+    handler = ConsoleLog(Console(file=screen, width=30, color_system=None))
+    for message, extra in (("train", logs.HEADING), ("best step [20]: 2.9", logs.stage("train"))):
+        handler.handle(logging.makeLogRecord({"msg": message, "levelno": logging.INFO, **extra}))
+    rule, event = screen.getvalue().splitlines()
+    assert rule.strip("─ ") == "train" and len(rule) == 30
+    assert event == "[semcse train] best step [20]: 2.9"  # no markup, no wrapping
+
+
+def test_the_library_reports_through_logging_only() -> None:
+    """No print and no console in `platform/semcse` (the CLI is the one entry point there and decides the look)."""
+    import ast
+    from pathlib import Path
+
+    import semcse
+
+    offenders = []
+    for path in Path(semcse.__file__).parent.rglob("*.py"):
+        if path.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                offenders.append(f"{path.name}:{node.lineno} print")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rich"):
+                offenders.append(f"{path.name}:{node.lineno} imports {node.module}")
+    assert not offenders, offenders

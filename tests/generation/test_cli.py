@@ -40,12 +40,38 @@ def test_generate_user_errors(args, message, sample_corpus_path, prompt_lm_dir, 
     assert message in " ".join(result.output.split())
 
 
-def test_job_script_reports_errors(repo_root, sample_corpus_path, capsys):
+def _generate_job(repo_root):
     spec = importlib.util.spec_from_file_location("generate_job", repo_root / "jobs" / "generate.py")
     job = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(job)
-    assert job.main(["--corpus", str(sample_corpus_path), "--engine", "http"]) == 2
+    return job
+
+
+def test_job_script_reports_errors(repo_root, sample_corpus_path, capsys):
+    assert _generate_job(repo_root).main(["--corpus", str(sample_corpus_path), "--engine", "http"]) == 2
     assert "the model name the server serves" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_job_script_prints_only_the_run_report_as_json(
+    ray_cluster, repo_root, sample_corpus_path, prompt_lm_dir, tmp_path, capsys
+):
+    """`jobs/generate.py` is `semcse generate --json`: stdout is the report, progress stays on stderr."""
+    import json
+
+    args = ["--corpus", str(sample_corpus_path), "--model", str(prompt_lm_dir), "--out", str(tmp_path / "o")]
+    settings = {
+        "generation.limit": "2",
+        "generation.samples_per_prompt": "1",
+        "generation.prompts": json.dumps(["In summary, our research is concerned with"]),
+        "generation.max_new_tokens": "8",
+        "tracking.enabled": "false",
+    }
+    args += [x for key, value in settings.items() for x in ("--set", f"{key}={value}")]
+    assert _generate_job(repo_root).main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["task"] == "summaries" and report["units"] == 2 and report["out"] == str(tmp_path / "o")
+    assert report["rows_written"] + report["rejects_written"] == 2
 
 
 def test_vllm_processor_config_carries_the_engine_settings():

@@ -111,7 +111,7 @@ def test_killed_during_training_resumes_without_regenerating(ray_cluster, pipeli
     command[-1:] = ["train", "--set", "training.max_steps=6", "--set", "training.eval_every=3"]
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "generate: done in an earlier run, skipped" in second.stdout
+    assert "[semcse pipeline] ✓ generate: done in an earlier run, skipped" in second.stderr  # progress: stderr
     assert {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")} == before
     assert (Path(PipelineState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()
 

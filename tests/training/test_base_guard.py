@@ -18,7 +18,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from semcse.training.checkpoints import CANDIDATE_SCORE, LoopState, best_model
-from semcse.training.trainer import STATUS_FILE, train
+from semcse.training.driver import STATUS_FILE
+from semcse.training.trainer import train
 
 
 @pytest.mark.slow
@@ -51,8 +52,8 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
     assert client.search_model_versions("name='test-base-guard'") == []
     assert client.get_run(result.run_id).data.tags["improved"] == "false"
     assert result.metrics["step"] == 4 and result.metrics["early_stopped"], result.metrics  # 2 evals without a win
-    printed = capfd.readouterr().out
-    assert "NO IMPROVEMENT" in printed and "label agreement" in printed  # the label guard ran in the workers
+    printed = capfd.readouterr().err  # our lines are log records on stderr, the workers' forwarded by Ray
+    assert "[semcse train] NO IMPROVEMENT" in printed and "label agreement" in printed  # the guard ran in the workers
 
     delivered, base = SentenceTransformer(str(result.model_dir)), SentenceTransformer(str(minilm_dir))
     assert delivered.max_seq_length == base.max_seq_length == 256  # the training length (64) is not exported

@@ -1,4 +1,4 @@
-"""Generated outputs (the DESIGN "texts" and "judgements" contracts): their manifest and their one reader.
+"""Generated outputs (the DESIGN "texts" and "judgements" contracts): their manifest, readers and writers.
 
 A generation directory holds `part-<key>.parquet` shards and `_manifest.jsonl`, an append-only log:
 one `settings` line per distinct generation setup (model, engine, prompts, sampling…) and one
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from semcse.data.shards import content_key, shard_path, write_shard
 
@@ -82,6 +83,14 @@ class Manifest:
                 units.update(shard["units"])
         return units
 
+    def add_shard(self, shard: str, table: pa.Table, settings: dict[str, Any], units: dict[str, str]) -> Path:
+        """The contract's one writer: write a shard atomically, then log it (and its settings) as finished."""
+        path = write_shard(self.directory, shard, table)
+        key = settings_key(settings)
+        self.record_settings(key, settings)
+        self.record_shard(shard, key, units)
+        return path
+
     def record_settings(self, key: str, settings: dict[str, Any]) -> None:
         if key not in self.settings:
             self._append({"type": "settings", "key": key, "settings": settings})
@@ -110,16 +119,9 @@ def write_generated(
 
     The rows become one shard; each distinct `unit_column` value is a finished unit under `settings`.
     """
-    import pyarrow as pa
-
-    records = frame.to_dict("records")
-    key = content_key(records, settings)
-    path = write_shard(directory, key, pa.Table.from_pandas(frame, preserve_index=False))
+    key = content_key(frame.to_dict("records"), settings)
     units = {str(unit): content_key(group.to_dict("records"), length=12) for unit, group in frame.groupby(unit_column)}
-    manifest = Manifest.load(directory)
-    manifest.record_settings(settings_key(settings), settings)
-    manifest.record_shard(key, settings_key(settings), units)
-    return path
+    return Manifest.load(directory).add_shard(key, pa.Table.from_pandas(frame, preserve_index=False), settings, units)
 
 
 def describe_settings(settings: dict[str, Any]) -> str:
@@ -153,24 +155,50 @@ def read_generated(
         frame = pd.concat([pd.read_parquet(shard_path(path, key)) for key in manifest.shards], ignore_index=True)
     else:
         frame = pd.read_parquet(path)
+    check_rows(frame, path, columns, identity)
+    return frame
+
+
+def check_rows(frame: pd.DataFrame, where: str | Path, columns: Iterable[str], identity: Iterable[str]) -> None:
+    """The contract's columns are there and no identity appears twice; else `GeneratedDataError`."""
     missing = sorted(set(columns) - set(frame.columns))
     if missing:
-        raise GeneratedDataError(f"{path}: not generated outputs of this kind, missing column(s) {missing}")
+        raise GeneratedDataError(f"{where}: not generated outputs of this kind, missing column(s) {missing}")
     keys = [c for c in identity if c in frame.columns]
     duplicated = frame.duplicated(keys, keep=False)
     if duplicated.any():
         example = frame.loc[duplicated, keys].iloc[0].to_dict()
         raise GeneratedDataError(
-            f"{path}: {int(duplicated.sum())} rows share their identity {tuple(keys)}, e.g. {example}; "
+            f"{where}: {int(duplicated.sum())} rows share their identity {tuple(keys)}, e.g. {example}; "
             "each generated sample must appear once"
         )
-    return frame
+
+
+def write_texts(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Texts derived from generated ones (e.g. aspects merged for training) as one Parquet file `read_texts` takes.
+
+    Checked like a reader checks them, so a derived file can never be one its readers refuse.
+    """
+    path = Path(path)
+    check_rows(frame, path, TEXT_COLUMNS, TEXT_IDENTITY)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path, index=False)
+    return path
 
 
 def read_texts(path: str | Path, combine: bool = False) -> pd.DataFrame:
     """Generated texts (id, kind, prompt_id, sample, text, …) with string ids; see `read_generated`."""
     frame = read_generated(path, TEXT_COLUMNS, TEXT_IDENTITY, combine)
     return frame.assign(id=frame["id"].astype(str))
+
+
+def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:
+    """Applicable, non-empty texts of one kind grouped by abstract, in file order (decoder training and its suite)."""
+    rows = texts[texts["kind"] == kind]
+    if "applicable" in rows:
+        rows = rows[rows["applicable"].fillna(True).astype(bool)]
+    rows = rows[rows["text"].fillna("").str.strip() != ""]
+    return {str(key): list(group["text"]) for key, group in rows.groupby("id", sort=True)}
 
 
 def read_judgements(path: str | Path, combine: bool = False) -> pd.DataFrame:

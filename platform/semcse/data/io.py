@@ -187,7 +187,9 @@ READERS = {"parquet": _read_parquet, "jsonl": _read_jsonl, "csv": _read_csv}
 
 def read_raw(path: str | Path, cfg: CorpusConfig) -> RawCorpus:
     """Read every file behind `path` and map user column names onto `id`, `title`, `abstract`."""
-    frames, broken, sources = [], [], []
+    frames: list[pd.DataFrame] = []
+    broken: list[dict[str, Any]] = []
+    sources: list[str] = []
     for file, fmt in list_files(path, cfg.format):
         frame, bad = READERS[fmt](file)
         frame["__source"] = str(file)

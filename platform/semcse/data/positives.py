@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,7 @@ def build_pair_rows(mode: str, corpus: pd.DataFrame, texts: pd.DataFrame | None,
     return frame[usable].reset_index(drop=True)[list(PAIR_COLUMNS)]
 
 
-def _mix_kinds(row: Mapping, mix: PositiveMix) -> dict[str, float]:
+def _mix_kinds(row: Mapping[Any, Any], mix: PositiveMix) -> dict[str, float]:
     """The positive kinds available for one row, with their (unnormalised) weights."""
     available = {
         "summary": len(row["texts"]) >= 2,
@@ -91,7 +91,9 @@ class PairSampler:
         self.spec = pair_mode(mode)
         self.mix = mix or PositiveMix()
 
-    def sample(self, batch: Mapping[str, Sequence], rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    def sample(
+        self, batch: Mapping[str, Sequence[Any] | np.ndarray], rng: np.random.Generator
+    ) -> tuple[list[str], list[str]]:
         anchors, positives = [], []
         for i in range(len(batch["texts"])):
             row = {key: batch[key][i] for key in ("texts", TITLE, "sentences")}
@@ -100,7 +102,7 @@ class PairSampler:
             positives.append(positive)
         return anchors, positives
 
-    def _pair(self, row: Mapping, rng: np.random.Generator) -> tuple[str, str]:
+    def _pair(self, row: Mapping[str, Any], rng: np.random.Generator) -> tuple[str, str]:
         pool = list(row["texts"])
         first = int(rng.integers(len(pool)))
         if self.spec.draw == "same":

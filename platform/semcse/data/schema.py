@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pandas as pd
 import pyarrow as pa
 
@@ -27,6 +29,11 @@ JUDGEMENTS_SCHEMA = pa.schema([("a", pa.string()), ("b", pa.string()), ("aspect"
 def embeddings_schema(dim: int) -> pa.Schema:
     """`id`, `aspect` ("" for single-vector models) and a fixed-size float32 vector."""
     return pa.schema([("id", pa.string()), ("aspect", pa.string()), ("vector", pa.list_(pa.float32(), dim))])
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as dicts keyed by column name (the contracts' columns are always named by strings)."""
+    return cast("list[dict[str, Any]]", frame.to_dict("records"))
 
 
 def paper_text(frame: pd.DataFrame) -> pd.Series:

@@ -18,7 +18,7 @@ def length_percentiles(texts: pd.Series) -> dict[str, float]:
     if texts.empty:
         return {}
     chars = texts.str.len().to_numpy()
-    words = texts.str.split().str.len().to_numpy()
+    words = texts.str.split().map(len).to_numpy()
     out: dict[str, float] = {}
     for name, values in (("chars", chars), ("words", words)):
         for p, v in zip(PERCENTILES, np.percentile(values, PERCENTILES)):

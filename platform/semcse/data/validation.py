@@ -1,4 +1,4 @@
-"""Row validation with quarantine.
+"""Row validation with quarantine, and the validate stage (`run_validation`) that applies it to a corpus.
 
 Every row read either goes on (accepted) or into the rejects table with a `reason` (a short,
 countable category) and a `detail` (what exactly was wrong), so that `in = accepted + rejected`
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse.config import CorpusConfig
-from semcse.data.io import BAD_UTF8, RawCorpus, write_parquet
+from semcse.config import ConfigError, CorpusConfig, RunConfig
+from semcse.data.io import BAD_UTF8, RawCorpus, read_raw, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
 
 _CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]"
@@ -26,7 +26,7 @@ _INTERNAL = ("__line", "__source", BAD_UTF8)
 
 
 @dataclass
-class ValidationReport:
+class ValidationCounts:
     """Counts that always reconcile: total = accepted + rejected, rejected = Σ reasons."""
 
     sources: list[str]
@@ -53,7 +53,7 @@ class ValidationReport:
 class ValidatedCorpus:
     accepted: pd.DataFrame
     rejects: pd.DataFrame
-    report: ValidationReport
+    report: ValidationCounts
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write accepted rows, rejects and the report under `out_dir`."""
@@ -149,7 +149,7 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
             }
         )
         rejects = pd.concat([rejects, broken], ignore_index=True)
-    report = ValidationReport(
+    report = ValidationCounts(
         sources=raw.sources,
         total=raw.total,
         accepted=len(accepted),
@@ -157,3 +157,36 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
         reasons=dict(Counter(rejects[REASON]).most_common()),
     )
     return ValidatedCorpus(accepted=accepted, rejects=rejects, report=report)
+
+
+@dataclass
+class ValidationReport:
+    """What the validate stage did: its counts, where accepted rows, rejects and report.json went, its MLflow run."""
+
+    source: str
+    counts: ValidationCounts
+    accepted: Path
+    rejects: Path
+    report: Path
+    run_id: str | None
+
+
+def run_validation(cfg: RunConfig, out: str | Path) -> ValidationReport:
+    """The validate stage: read `corpus.path` with the corpus settings, check every row, write the outcome
+    under `out` (accepted.parquet, rejects.parquet, report.json) and log the counts to MLflow."""
+    from semcse.tracking import Tracker
+
+    source = cfg.corpus.path
+    if not source:
+        raise ConfigError("corpus.path is not set: there is no corpus to validate")
+    result = validate(read_raw(source, cfg.corpus), cfg.corpus)
+    paths = result.write(out)
+    counts = result.report
+    with Tracker.start(cfg.tracking, run_name="corpus-validate", tags={"stage": "corpus"}) as tracker:
+        tracker.log_params({"corpus.path": str(source), **cfg.corpus.model_dump()})
+        tracker.log_metrics(
+            {"rows_in": counts.total, "rows_accepted": counts.accepted, "rows_rejected": counts.rejected}
+            | {f"rejected.{reason.replace(' ', '_')}": n for reason, n in counts.reasons.items()}
+        )
+        tracker.log_artifact(paths["report"])
+    return ValidationReport(str(source), counts, paths["accepted"], paths["rejects"], paths["report"], tracker.run_id)

@@ -123,7 +123,7 @@ def _correlations(
     k: int,
     bootstrap: Bootstrap,
 ) -> tuple[pd.DataFrame, dict[str, Estimate]]:
-    per_aspect = embedded.vectors("abstracts", abstracts["id"])
+    per_aspect = embedded.vectors("abstracts", abstracts["id"].tolist())
     similarities = {
         aspect or "embedding": metrics.similarity_matrix(v, v, embedded.similarity) for aspect, v in per_aspect.items()
     }
@@ -192,6 +192,6 @@ def _retrieval(
     return row
 
 
-def _reciprocal_ranks(queries: np.ndarray, candidates: np.ndarray, similarity: str) -> np.ndarray:
+def _reciprocal_ranks(queries: np.ndarray, candidates: np.ndarray, similarity: metrics.Similarity) -> np.ndarray:
     """Per query: 1 / rank of its true candidate, the values MRR averages."""
     return 1.0 / metrics.true_ranks(queries, candidates, similarity=similarity)

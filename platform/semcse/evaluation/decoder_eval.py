@@ -111,9 +111,15 @@ def run_decoder_suite(
     perplexity["unconditioned"] = _mean_perplexity(decoder, None, examples)
     scores: dict[str, float] = {}
     if bertscore is not None:
-        sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed}
         scores = {
-            name: float(np.mean(bertscore(decoder.decode(vectors, **sampling), examples.summaries)))
+            name: float(
+                np.mean(
+                    bertscore(
+                        decoder.decode(vectors, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed),
+                        examples.summaries,
+                    )
+                )
+            )
             for name, vectors in conditions.items()
         }
     return {
@@ -126,7 +132,10 @@ def run_decoder_suite(
 
 def format_table(result: dict[str, Any]) -> str:
     """The result as a Markdown table (rows: metric; columns as in the paper)."""
-    cell = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+
+    def cell(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
     lines = [f"| {result['aspect'] or 'decoder'} | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for metric in ("perplexity", "bertscore"):
         lines.append(f"| {metric} | " + " | ".join(cell(result[metric][c]) for c in COLUMNS) + " |")
@@ -138,17 +147,19 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
 
     The split is the corpus-wide hash split decoder training used, so these are abstracts it never saw.
     """
-    from semcse.data.generated import read_texts
+    from semcse.data.generated import read_texts, summaries_by_id
     from semcse.data.io import read_corpus
     from semcse.data.schema import paper_text
     from semcse.data.split import splits_of
     from semcse.models.aspects import encode_aspects
     from semcse.models.unified import load_encoder
-    from semcse.training.decoder import summaries_by_id
 
     settings, corpus = cfg.decoder, cfg.corpus
     if not corpus.path:
         raise ValueError("the decoder suite predicts each embedding from its abstract: set corpus.path (--set)")
+    predictor_ref = settings.predictor or settings.encoder
+    if settings.texts is None or predictor_ref is None:
+        raise ValueError("the decoder suite needs decoder.texts and decoder.predictor or decoder.encoder (--set)")
     groups = summaries_by_id(read_texts(settings.texts, cfg.generation.combine_settings), kind)
     test = {key: texts for (key, texts), name in zip(groups.items(), splits_of(groups, corpus)) if name == "test"}
     frame = read_corpus(corpus.path, corpus).drop_duplicates("id").set_index("id")
@@ -156,7 +167,7 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     if missing:
         raise ValueError(f"{len(missing)} held-out abstracts are not in {corpus.path} (e.g. {missing[:3]})")
     ids = sorted(test)
-    predictor = load_encoder(settings.predictor or settings.encoder, tracking=cfg.tracking)
+    predictor = load_encoder(predictor_ref, tracking=cfg.tracking)
     predicted = encode_aspects(predictor, list(paper_text(frame.loc[ids].reset_index())))
     aspect = kind.removeprefix("aspect:")
     if set(predicted) != {""} and aspect not in predicted:

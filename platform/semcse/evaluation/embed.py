@@ -1,10 +1,10 @@
 """Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
 
 Each actor of the pool loads the model once and embeds batches; the driver only groups finished
-rows by shard and writes each shard (DESIGN "embeddings" contract: id, aspect, vector) as soon as
-it is complete, so vectors never pile up in memory, and shards are content-keyed so a rerun or a
-second suite over the same texts reuses them. Reading back aligns vectors to the caller's ids and
-refuses missing ids, duplicate ids and NaN vectors with a message that names the problem.
+rows by shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is
+complete, so vectors never pile up in memory, and shards are content-keyed so a rerun or a second
+suite over the same texts reuses them. Reading back goes through the contract's reader, which aligns
+vectors to the caller's ids and refuses missing ids, duplicate ids and NaN vectors.
 
 A model is anything with `aspects` and `encode(texts)` (single vector, `aspects == [""]`) or
 `encode(texts, aspects=[...]) -> {aspect: [n, d] array}` (multi-aspect); references load through
@@ -23,16 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from semcse.config import EvaluationConfig
-from semcse.data.schema import embeddings_schema
-from semcse.data.shards import content_key, finished_keys, read_shards, shard_path, write_shard
+from semcse.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
+from semcse.data.shards import content_key, finished_keys, shard_path
+from semcse.evaluation.metrics import Similarity, as_similarity
 from semcse.models.aspects import aspects_of, encode_aspects
-
-
-class EmbeddingError(ValueError):
-    """Stored or produced embeddings that do not fit the texts they should describe."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +100,7 @@ class ModelEmbeddings:
     """Where one model's text sets live on disk, plus the model facts evaluation needs."""
 
     spec: ModelRef
-    similarity: str
+    similarity: Similarity
     aspects: list[str]
     directory: Path
     sets: dict[str, list[str]] = field(default_factory=dict)
@@ -127,7 +123,7 @@ def embed_sets(
     from semcse.runtime import init_ray
 
     probe = load_model(spec, cfg.max_length, cfg.pooling)
-    similarity = str(getattr(probe, "similarity", "cosine"))
+    similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
     aspects = aspects_of(probe)
     del probe
     directory = Path(out_dir) / spec.slug
@@ -192,68 +188,18 @@ def _stream_to_shards(
             for key in np.unique(batch["shard"]):
                 rows = batch["shard"] == key
                 buffers.setdefault(key, []).append(
-                    _embedding_table(batch["id"][rows], batch["aspect"][rows], vectors[rows])
+                    embeddings_table(batch["id"][rows], batch["aspect"][rows], vectors[rows])
                 )
                 counts[key] = counts.get(key, 0) + int(rows.sum())
                 directories, expected = targets[key]
                 if counts[key] == expected:
                     table = pa.concat_tables(buffers.pop(key))
                     for directory in directories:
-                        write_shard(directory, key, table)
+                        write_embeddings(directory, key, table)
             bar.update(len(vectors))
     unfinished = [k for k, (dirs, _) in targets.items() if not all(shard_path(d, k).is_file() for d in dirs)]
     if unfinished:
         raise EmbeddingError(f"{len(unfinished)} shard(s) came back incomplete, e.g. {unfinished[0]}")
-
-
-def _embedding_table(ids: np.ndarray, aspects: np.ndarray, vectors: np.ndarray) -> pa.Table:
-    dim = vectors.shape[1]
-    flat = pa.array(vectors.reshape(-1), type=pa.float32())
-    return pa.Table.from_arrays(
-        [pa.array(ids.astype(str)), pa.array(aspects.astype(str)), pa.FixedSizeListArray.from_arrays(flat, dim)],
-        schema=embeddings_schema(dim),
-    )
-
-
-def read_embeddings(
-    directory: str | Path, ids: Sequence[str], aspects: Sequence[str], keys: Sequence[str] | None = None
-) -> dict[str, np.ndarray]:
-    """Vectors of `ids` ({aspect: [n, d]}) from a shard directory (all shards, or only `keys`)."""
-    table = read_shards(directory, keys)
-    out = {}
-    for aspect in aspects:
-        part = table.filter(pc.equal(table["aspect"], aspect))
-        stored = part["id"].to_pylist()
-        vectors = _to_numpy(part["vector"])
-        if len(set(stored)) != len(stored):
-            raise EmbeddingError(f"{directory}: duplicate ids in stored embeddings for aspect {aspect!r}")
-        position = {key: i for i, key in enumerate(stored)}
-        missing = [key for key in ids if key not in position]
-        if missing:
-            raise EmbeddingError(
-                f"{directory}: mismatched ids: {len(missing)} of {len(ids)} ids have no stored vector for "
-                f"aspect {aspect!r}, e.g. {missing[:3]}"
-            )
-        vectors = vectors[[position[key] for key in ids]]
-        check_finite(vectors, f"{directory} (aspect {aspect!r})")
-        out[aspect] = vectors
-    return out
-
-
-def _to_numpy(column: pa.ChunkedArray) -> np.ndarray:
-    array = column.combine_chunks()
-    if len(array) == 0:
-        return np.zeros((0, 0), dtype=np.float32)
-    return array.flatten().to_numpy(zero_copy_only=False).reshape(len(array), array.type.list_size)
-
-
-def check_finite(vectors: np.ndarray, where: str) -> None:
-    """Refuse NaN/inf vectors: one of them silently corrupts every rank and neighbour it touches."""
-    bad = ~np.isfinite(vectors).all(1)
-    if bad.any():
-        raise EmbeddingError(
-            f"{where}: {int(bad.sum())} vector(s) contain NaN or infinite values (row {np.argmax(bad)})"
-        )
 
 
 def _fingerprint(spec: ModelRef) -> str:
@@ -280,6 +226,6 @@ def combined_vectors(per_aspect: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.concatenate(parts, axis=1) / np.sqrt(len(parts))
 
 
-def combined_similarity(model: ModelEmbeddings) -> str:
+def combined_similarity(model: ModelEmbeddings) -> Similarity:
     """The metric of `combined_vectors`: the model's own for one aspect, cosine for a concatenation."""
     return model.similarity if len(model.aspects) == 1 else "cosine"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -218,7 +219,7 @@ def judged_aspect(prefix: Path, judged_aspects: dict[str, str]) -> str:
     )
 
 
-def _meta(sample: dict) -> dict:
+def _meta(sample: dict[str, Any]) -> dict[str, Any]:
     """The samples' `meta` field is a Python-literal string in the shipped files, or a mapping."""
     import ast
 

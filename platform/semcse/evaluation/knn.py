@@ -57,7 +57,7 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     spaces, curves, metric_used = {}, {}, {}
     for spec in models:
         embedded = embed_sets(spec, {"papers": papers}, Path(out) / "embeddings", cfg.evaluation)
-        vectors = combined_vectors(embedded.vectors("papers", papers["id"]))
+        vectors = combined_vectors(embedded.vectors("papers", papers["id"].tolist()))
         similarity = cfg.evaluation.knn_similarity or combined_similarity(embedded)
         metric_used[spec.name] = similarity
         index = VectorIndex.build(vectors[reference], similarity, ivf_threshold=cfg.evaluation.ivf_threshold)

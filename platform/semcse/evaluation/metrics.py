@@ -10,6 +10,15 @@ from typing import Literal
 import numpy as np
 
 Similarity = Literal["cosine", "euclidean", "dot"]
+SIMILARITIES: tuple[Similarity, ...] = ("cosine", "euclidean", "dot")
+
+
+def as_similarity(name: str) -> Similarity:
+    """`name` checked to be a similarity the metrics know."""
+    for known in SIMILARITIES:
+        if name == known:
+            return known
+    raise ValueError(f"unknown similarity {name!r}; expected one of {', '.join(SIMILARITIES)}")
 
 
 def similarity_matrix(queries: np.ndarray, candidates: np.ndarray, similarity: Similarity = "cosine") -> np.ndarray:

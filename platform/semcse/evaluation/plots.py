@@ -8,10 +8,14 @@ Large sets are subsampled by a stable hash so the same points are drawn every ru
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from semcse.evaluation.results import SuiteResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def tsne_map(
@@ -83,7 +87,7 @@ def write_plots(result: SuiteResult, directory: str | Path, max_points: int = 20
     return paths
 
 
-def _save(figure, path: str | Path) -> Path:
+def _save(figure: Figure, path: str | Path) -> Path:
     import matplotlib.pyplot as plt
 
     path = Path(path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,7 +20,7 @@ from semcse.tracking import Tracker
 
 def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
     """A GitHub-flavoured markdown table; the index (model names) becomes the first column."""
-    header = [table.index.name or "model", *map(str, table.columns)]
+    header = [str(table.index.name or "model"), *map(str, table.columns)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * len(table.columns)) + "|"]
     for name, row in table.iterrows():
         cells = [f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in row.tolist()]
@@ -32,17 +33,17 @@ def with_intervals(result: SuiteResult, digits: int = 3) -> pd.DataFrame:
     table, intervals = result.table, result.intervals
     cells = {
         f"{metric}{' ↓' if metric in result.lower_is_better else ''}": {
-            model: _cell(table.at[model, metric], intervals, model, metric, digits) for model in table.index
+            model: _cell(table.at[model, metric], intervals, str(model), str(metric), digits) for model in table.index
         }
         for metric in table.columns
     }
     return pd.DataFrame(cells, index=table.index)
 
 
-def _cell(value: float, intervals: pd.DataFrame, model: str, metric: str, digits: int) -> str:
+def _cell(value: Any, intervals: pd.DataFrame, model: str, metric: str, digits: int) -> str:
     if pd.isna(value):
         return "–"
-    low, high = intervals.at[model, f"{metric}_ci_low"], intervals.at[model, f"{metric}_ci_high"]
+    low, high = (float(intervals[f"{metric}_ci_{end}"][model]) for end in ("low", "high"))
     if pd.isna(low):
         return f"{value:.{digits}f}"
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
@@ -117,7 +118,7 @@ def full_table(result: SuiteResult) -> pd.DataFrame:
 def log_result(result: SuiteResult, directory: Path, tracker: Tracker) -> None:
     """Every table cell and detail cell as an MLflow metric, and the suite's directory as artifacts."""
     values = {
-        f"{result.name}/{safe_name(model)}/{safe_name(metric)}": float(value)
+        f"{result.name}/{safe_name(str(model))}/{safe_name(str(metric))}": float(value)
         for model, row in full_table(result).iterrows()
         for metric, value in row.items()
         if pd.notna(value)

@@ -141,7 +141,7 @@ def overall_estimates(rows: dict[str, dict[str, Estimate]], lower_is_better: set
     tasks = list(rows[models[0]])
     values = np.mean(
         [
-            metrics.normalised_columns([[rows[m][t].value] for m in models], t not in lower_is_better)[:, 0]
+            metrics.normalised_columns(np.array([[rows[m][t].value] for m in models]), t not in lower_is_better)[:, 0]
             for t in tasks
         ],
         axis=0,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from semcse.config import GenerationConfig
+from semcse.data.schema import records
 from semcse.generation.stages import explode_samples, request_meta
 from semcse.generation.tasks import Task
 
@@ -75,7 +76,8 @@ class TransformersGenerator:
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
-        self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
+        model: Any = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype)
+        self.model = model.to(self.device).eval()
         eos = self.model.generation_config.eos_token_id
         self.eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
         self.max_new_tokens = max_new_tokens
@@ -94,7 +96,7 @@ class TransformersGenerator:
         messages = [{"role": "user", "content": row["prompt"]}]
         if row["system"]:
             messages.insert(0, {"role": "system", "content": row["system"]})
-        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        return str(self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
 
     def _generated_length(self, tokens: list[int]) -> int:
         """Tokens up to and including the first end-of-sequence; padding after it is not generation."""
@@ -154,13 +156,14 @@ class TransformersGenerator:
         return results
 
     def unusable(self, result: dict[str, Any]) -> list[int]:
-        """Positions of the samples in `result` that the task's parser rejects."""
-        return [
-            k for k, raw in enumerate(result["raws"]) if self.task.parse(result["prompt_id"], raw).status == "invalid"
-        ]
+        """Positions of the samples in `result` that the task's parser rejects (none without a task to parse)."""
+        task = self.task
+        if task is None:
+            return []
+        return [k for k, raw in enumerate(result["raws"]) if task.parse(result["prompt_id"], raw).status == "invalid"]
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
-        rows = batch.to_dict("records")
+        rows = records(batch)
         results = self.generate_all(rows)
         for _ in range(self.retries):
             redo = [(i, positions) for i, result in enumerate(results) if (positions := self.unusable(result))]

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from semcse.config import GenerationConfig
+from semcse.data.schema import records
 from semcse.generation.stages import request_meta
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -110,7 +111,7 @@ class HttpGenerator:
         self.client = httpx.AsyncClient(timeout=settings.timeout_s, limits=limits)
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
-        return pd.DataFrame(self.loop.run_until_complete(self._send_all(batch.to_dict("records"))))
+        return pd.DataFrame(self.loop.run_until_complete(self._send_all(records(batch))))
 
     async def _send_all(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return list(await asyncio.gather(*(self._send(row) for row in rows)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from tqdm import tqdm
 from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
 from semcse.data.generated import Manifest, describe_settings, settings_key, unit_hash
 from semcse.data.io import read_corpus
+from semcse.data.schema import records
 from semcse.data.shards import content_key, write_shard
 from semcse.generation.engines import apply_engine, request_stage_resources, retries_in_place
 from semcse.generation.parsing import Parsed
@@ -133,6 +134,7 @@ class Generation:
         self.gen = cfg.generation
         if not cfg.corpus.path:
             raise ConfigError("no corpus: set corpus.path (or --corpus)")
+        self.corpus_path = cfg.corpus.path
         self.task = build_task(self.gen)
         self.model = engine_model(self.gen, cfg.tracking)
         self.tokenizer = local_tokenizer_path(self.model, self.gen.tokenizer)
@@ -149,12 +151,12 @@ class Generation:
 
     def plan(self) -> tuple[list[Shard], int, int]:
         """Shards of the units not finished under these settings; also the number of units and of reused ones."""
-        corpus = read_corpus(self.cfg.corpus.path, self.cfg.corpus)
+        corpus = read_corpus(self.corpus_path, self.cfg.corpus)
         if self.gen.limit:
             corpus = corpus.head(self.gen.limit)
         units = self.task.units(corpus)
         finished = self.manifest.finished_units(self.settings_key)
-        hashes = [unit_hash(r) for r in units.to_dict("records")]
+        hashes = [unit_hash(r) for r in records(units)]
         done = [finished.get(str(u)) == h for u, h in zip(units[UNIT], hashes)]
         todo = plan_shards(
             units[[not d for d in done]],
@@ -163,7 +165,7 @@ class Generation:
             self.gen.shard_rows,
         )
         if todo:
-            self.check_context(todo[0].units.iloc[0].to_dict())
+            self.check_context(records(todo[0].units.iloc[:1])[0])
         others = {k: s for k, s in self.manifest.used_settings().items() if k != self.settings_key}
         if others:
             log.warning(
@@ -222,27 +224,31 @@ class Generation:
             held = self.round(frames, self.in_flight, attempt, report)
             frames = {key: self.retry_units(self.in_flight[key]) for key in held}
 
-    def round(self, frames: dict[str, pd.DataFrame], shards: dict[str, Shard], attempt: int, report) -> list[str]:
+    def round(
+        self, frames: dict[str, pd.DataFrame], shards: dict[str, Shard], attempt: int, report: GenerationReport
+    ) -> list[str]:
         """Stream one attempt through Ray Data; returns the shards held back for another attempt."""
         import ray.data
 
+        resources = request_stage_resources(self.gen)
         ds = ray.data.from_pandas(list(frames.values())).map_batches(
-            build_requests,
+            build_requests,  # type: ignore[arg-type]  # Ray types a UDF over every batch format; ours is pandas
             fn_kwargs={
                 "task": self.task,
                 "tokenizer_path": self.tokenizer,
                 "max_prompt_tokens": self.gen.max_model_len - self.gen.new_tokens,
             },
             batch_format="pandas",
-            **request_stage_resources(self.gen),
+            num_cpus=resources["num_cpus"],
+            num_gpus=resources.get("num_gpus"),
         )
         results = apply_engine(ds, self.gen, self.model, self.task)
         held: list[str] = []
         expected = sum(shards[key].pending for key in frames)
         desc = f"generate {self.gen.task}" + (f" (retry {attempt})" if attempt else "")
         with tqdm(total=expected, desc=desc, unit="sample", dynamic_ncols=True) as bar:
-            for batch in results.iter_batches(batch_format="pandas", batch_size=None):
-                for row in batch.to_dict("records"):
+            for batch in _pandas_batches(results):
+                for row in records(batch):
                     shard = shards[row[SHARD]]
                     self.record(shard, row, attempt)
                     if shard.pending == 0:
@@ -325,9 +331,8 @@ class Generation:
             else:
                 rows.append(self.task.row(unit, prompt_id, sample, parsed))
         write_shard(self.out / REJECTS_DIR, shard.key, pa.Table.from_pylist(rejects, schema=self.task.rejects_schema))
-        write_shard(self.out, shard.key, pa.Table.from_pylist(rows, schema=self.task.schema))
-        self.manifest.record_settings(self.settings_key, self.settings)
-        self.manifest.record_shard(shard.key, self.settings_key, shard.hashes)
+        table = pa.Table.from_pylist(rows, schema=self.task.schema)
+        self.manifest.add_shard(shard.key, table, self.settings, shard.hashes)
         room = self.gen.sample_artifact_rows - len(self.samples_logged)
         self.samples_logged.extend(rows[: max(room, 0)])
         report.shards_written += 1
@@ -344,3 +349,8 @@ def run_generation(cfg: RunConfig, on_shard_written: Callable[[str], None] | Non
     `on_shard_written(key)` is called after each shard is on disk (progress hooks, crash tests).
     """
     return Generation(cfg, on_shard_written).run()
+
+
+def _pandas_batches(dataset: Any) -> Iterator[pd.DataFrame]:
+    """A Ray Dataset's batches as DataFrames, as they come (Ray's types cover every batch format)."""
+    yield from dataset.iter_batches(batch_format="pandas", batch_size=None)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from semcse.data.schema import records
 from semcse.generation.tasks import UNIT, Task
 from semcse.generation.tokens import TokenCounter
 
@@ -49,7 +50,7 @@ def build_requests(
     counter = token_counter(tokenizer_path)
     wanted = task.samples()
     rows: list[dict[str, Any]] = []
-    for unit in batch.to_dict("records"):
+    for unit in records(batch):
         only = json.loads(unit[ONLY]) if unit[ONLY] else None
         requests, removed = task.requests(unit, counter, max_prompt_tokens)
         for request in requests:

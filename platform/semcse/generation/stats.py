@@ -16,8 +16,8 @@ OUTCOMES = ("ok", "not_applicable", "rejected")
 @dataclass
 class RunStats:
     started: float = field(default_factory=time.monotonic)
-    outcomes: Counter = field(default_factory=Counter)
-    per_prompt: defaultdict = field(default_factory=lambda: defaultdict(Counter))
+    outcomes: Counter[str] = field(default_factory=Counter)
+    per_prompt: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     samples: int = 0
     retried: int = 0
     engine_errors: int = 0

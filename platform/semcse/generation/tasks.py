@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,9 @@ class Task(ABC):
         """Everything that shapes this task's output, for the shard content keys."""
         return {"task": self.name, "samples": self.samples()}
 
-    def requests(self, unit: dict[str, Any], counter: TokenCounter, max_prompt_tokens: int) -> tuple[list, int]:
+    def requests(
+        self, unit: dict[str, Any], counter: TokenCounter, max_prompt_tokens: int
+    ) -> tuple[list[Request], int]:
         """The unit's requests with its abstracts cut to fit the context; returns them and the tokens cut.
 
         The abstract is cut once for all prompts of the unit, so that they keep a common prefix.
@@ -128,7 +131,9 @@ class Task(ABC):
     def row(self, unit: str, prompt_id: str, sample: int, parsed: Parsed) -> dict[str, Any]:
         return {**self.identity(unit, prompt_id, sample), **self.payload(parsed)}
 
-    def reject(self, unit: str, prompt_id: str, sample: int, parsed: Parsed, raw: str, attempts: int) -> dict:
+    def reject(
+        self, unit: str, prompt_id: str, sample: int, parsed: Parsed, raw: str, attempts: int
+    ) -> dict[str, Any]:
         return {
             **self.identity(unit, prompt_id, sample),
             "sample": sample,
@@ -325,7 +330,11 @@ class JudgementTask(Task):
 
     def _explicit_pairs(self, by_id: pd.DataFrame) -> list[tuple[str, str]]:
         path = Path(str(self.cfg.judgement_pairs))
-        readers = {".parquet": pd.read_parquet, ".csv": pd.read_csv, ".jsonl": lambda p: pd.read_json(p, lines=True)}
+        readers: dict[str, Callable[[Path], pd.DataFrame]] = {
+            ".parquet": pd.read_parquet,
+            ".csv": pd.read_csv,
+            ".jsonl": lambda p: pd.read_json(p, lines=True),
+        }
         if not path.is_file() or path.suffix not in readers:
             raise FileNotFoundError(f"judgement pairs file not found or not .parquet/.csv/.jsonl: {path}")
         frame = readers[path.suffix](path)

@@ -43,9 +43,10 @@ class DecoderSpec:
 class EmbeddingDecoder(nn.Module):
     """A frozen causal LM conditioned on an embedding through learned input vectors."""
 
-    def __init__(self, lm: nn.Module, tokenizer: Any, spec: DecoderSpec) -> None:
+    def __init__(self, lm: Any, tokenizer: Any, spec: DecoderSpec) -> None:
         super().__init__()
-        self.lm = lm.requires_grad_(False).eval()
+        # a Hugging Face causal LM; its embedding table and generate() are reached through transformers' own API
+        self.lm: Any = lm.requires_grad_(False).eval()
         self.tokenizer = tokenizer
         self.spec = spec
         table = lm.get_input_embeddings().weight
@@ -81,7 +82,10 @@ class EmbeddingDecoder(nn.Module):
             [{"role": "user", "content": _USER_SLOT}], tokenize=False, add_generation_prompt=True
         )
         before, after = rendered.split(_USER_SLOT)
-        encode = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+
+        def encode(text: str) -> list[int]:
+            return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
         return encode(before), encode(after)
 
     # ----- construction, saving, loading -------------------------------------------------------------------

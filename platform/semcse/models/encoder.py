@@ -10,13 +10,18 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 import torch
 from torch import nn
 
 from semcse.models.token_batches import TokenBatches
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
+
+    from semcse.config import TrackingConfig
 
 Pooling = Literal["cls", "mean", "last"]
 Similarity = Literal["cosine", "euclidean"]
@@ -28,6 +33,13 @@ _FROM_ST_POOLING = {
     "pooling_mode_mean_tokens": "mean",
     "pooling_mode_lasttoken": "last",
 }
+
+
+def as_pooling(mode: str) -> Pooling:
+    """`mode` checked to be one of the pooling modes."""
+    if mode not in POOLING_MODES:
+        raise ValueError(f"unknown pooling {mode!r}; expected one of {POOLING_MODES}")
+    return cast(Pooling, mode)
 
 
 def pool(hidden: torch.Tensor, mask: torch.Tensor, mode: str) -> torch.Tensor:
@@ -59,8 +71,8 @@ class TextEncoder(nn.Module):
 
     def __init__(
         self,
-        backbone: nn.Module,
-        tokenizer,
+        backbone: PreTrainedModel,
+        tokenizer: Any,
         pooling: Pooling = "mean",
         projection_dim: int | None = None,
         normalize: bool = False,
@@ -68,11 +80,9 @@ class TextEncoder(nn.Module):
         max_length: int = 256,
     ) -> None:
         super().__init__()
-        if pooling not in POOLING_MODES:
-            raise ValueError(f"unknown pooling {pooling!r}; expected one of {POOLING_MODES}")
         self.backbone = backbone
         self.tokenizer = tokenizer
-        self.pooling = pooling
+        self.pooling = as_pooling(pooling)
         self.normalize = normalize
         self.similarity = similarity
         self.max_length = max_length
@@ -206,7 +216,7 @@ class TextEncoder(nn.Module):
         pooling: Pooling | None = None,
         max_length: int | None = None,
         projection_dim: int | None = None,
-        tracking=None,
+        tracking: TrackingConfig | None = None,
     ) -> TextEncoder:
         """Load a sentence-transformers directory, `models:/name@alias`, or a plain HF encoder.
 
@@ -233,7 +243,7 @@ class TextEncoder(nn.Module):
         st_config = _read_json(transformer_dir / "sentence_bert_config.json") or _read_json(
             root / "sentence_bert_config.json"
         )
-        saved_pooling = "mean"
+        saved_pooling: Pooling = "mean"
         if "Pooling" in kinds:
             pooling_cfg = _read_json(kinds["Pooling"] / "config.json")
             saved_pooling = _pooling_from_config(pooling_cfg)
@@ -255,20 +265,21 @@ class TextEncoder(nn.Module):
         return encoder
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def _pooling_from_config(cfg: dict) -> str:
+def _pooling_from_config(cfg: dict[str, Any]) -> Pooling:
     mode = cfg.get("pooling_mode")
     if isinstance(mode, str):
-        return {"lasttoken": "last"}.get(mode, mode)
+        return as_pooling({"lasttoken": "last"}.get(mode, mode))
     if isinstance(mode, list) and len(mode) == 1:
-        return {"lasttoken": "last"}.get(mode[0], mode[0])
+        name = str(mode[0])
+        return as_pooling({"lasttoken": "last"}.get(name, name))
     chosen = [ours for key, ours in _FROM_ST_POOLING.items() if cfg.get(key)]
     if len(chosen) != 1:
         raise ValueError(f"unsupported pooling configuration {cfg}; expected exactly one of cls, mean, last")
-    return chosen[0]
+    return as_pooling(chosen[0])
 
 
 def _load_dense(directory: Path) -> nn.Linear:

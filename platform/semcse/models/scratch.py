@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 SCRATCH_PREFIX = "scratch:"
 # (layers, hidden size, attention heads): the compact BERT sizes of Turc et al. (2019), and bert-base.
@@ -26,8 +26,8 @@ ARCHITECTURES: dict[str, tuple[int, int, int]] = {
 SCRATCH_VOCAB = 30_000
 
 
-def is_scratch(ref: str | None) -> bool:
-    return bool(ref) and str(ref).startswith(SCRATCH_PREFIX)
+def is_scratch(ref: str | None) -> TypeGuard[str]:
+    return ref is not None and ref.startswith(SCRATCH_PREFIX)
 
 
 def build_scratch_encoder(ref: str, texts: Iterable[str], out_dir: str | Path, seed: int = 0) -> Path:

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from semcse.models.encoder import Similarity, TextEncoder
+from semcse.models.encoder import Pooling, Similarity, TextEncoder
 
 UNIFIED_FILE, HEADS_FILE, TRUNK_DIR = "unified.json", "heads.safetensors", "trunk"
 FORMAT = "semcse-multi"
@@ -46,6 +46,7 @@ class UnifiedEncoder(nn.Module):
         trunk.projection, trunk.normalize = None, False
         self.trunk = trunk
         self.heads = nn.ModuleDict({a: nn.Linear(trunk.dim, dim) for a in aspects})
+        self.head_dim = dim
         self.similarity: Similarity = similarity
 
     @property
@@ -54,7 +55,7 @@ class UnifiedEncoder(nn.Module):
 
     @property
     def dim(self) -> int:
-        return next(iter(self.heads.values())).out_features
+        return self.head_dim
 
     @property
     def tokenizer(self) -> Any:
@@ -67,7 +68,7 @@ class UnifiedEncoder(nn.Module):
         base_model: str | Path,
         aspects: list[str],
         dim: int = 150,
-        pooling: str | None = None,
+        pooling: Pooling | None = None,
         max_length: int | None = None,
         similarity: Similarity = "cosine",
         tracking: Any = None,

@@ -14,6 +14,7 @@ texts they were trained on, which distillation reads back) and `aspects.json` (a
 from __future__ import annotations
 
 import json
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,14 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from semcse import logs
 from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error
-from semcse.training.trainer import TrainingSetupError, TrainResult, prepare, train
+from semcse.data.generated import GeneratedDataError, write_texts
+from semcse.data.generated import read_texts as read_generated_texts
+from semcse.training.driver import TrainingSetupError, TrainResult
+from semcse.training.trainer import prepare, train
+
+log = logging.getLogger(__name__)
 
 MANIFEST, MERGED_TEXTS = "aspects.json", "texts.parquet"
 KIND_PREFIX = "aspect:"
@@ -80,9 +87,6 @@ def resolve_aspects(cfg: RunConfig, texts: pd.DataFrame) -> list[str]:
 
 def read_texts(path: str | None, combine: bool = False) -> pd.DataFrame:
     """Generated aspect texts through the one reader of the texts contract (`data.generated`)."""
-    from semcse.data.generated import GeneratedDataError
-    from semcse.data.generated import read_texts as read_generated_texts
-
     if not path:
         raise ConfigError("SemCSE-Multi needs generated aspect texts: pass --texts DIR (multi.texts)")
     try:
@@ -140,7 +144,7 @@ def train_aspects(cfg: RunConfig) -> AspectsResult:
     out = Path(multi.aspect_encoders or Path(cfg.run_dir) / "aspect-encoders")
     out.mkdir(parents=True, exist_ok=True)
     texts_path = out / MERGED_TEXTS
-    keep_well_covered(texts, multi.min_summaries).to_parquet(texts_path, index=False)
+    write_texts(keep_well_covered(texts, multi.min_summaries), texts_path)
     configs = {a: aspect_config(cfg, a, texts_path, out) for a in aspects}
     prepared = {}
     for aspect, aspect_cfg in configs.items():
@@ -154,7 +158,7 @@ def train_aspects(cfg: RunConfig) -> AspectsResult:
     with parent:
         parent.log_params({"aspects": aspects, "multi": multi.model_dump(), "texts": str(multi.texts)})
         workers = concurrency(cfg, len(aspects))
-        print(f"[semcse train-aspects] {len(aspects)} aspects {aspects}, {workers} at a time", flush=True)
+        log.info("%d aspects %s, %d at a time", len(aspects), aspects, workers, extra=logs.stage("train-aspects"))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aspect") as pool:
             futures = {a: pool.submit(train, c, prepared[a]) for a, c in configs.items()}
             results = {a: f.result() for a, f in futures.items()}

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import torch
 
 from semcse import logs
 from semcse.config import CorpusConfig, DecoderConfig, RunConfig
-from semcse.data.generated import read_texts
+from semcse.data.generated import read_texts, summaries_by_id
 from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 from semcse.tracking import Tracker
 
@@ -32,15 +31,6 @@ if TYPE_CHECKING:
     from semcse.models.encoder import TextEncoder
 
 log = logging.getLogger(__name__)
-
-
-def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:
-    """Applicable texts of one kind grouped by abstract ("Not applicable." answers teach nothing to decode)."""
-    rows = texts[texts["kind"] == kind]
-    if "applicable" in rows:
-        rows = rows[rows["applicable"].fillna(True).astype(bool)]
-    rows = rows[rows["text"].fillna("").str.strip() != ""]
-    return {str(key): list(group["text"]) for key, group in rows.groupby("id", sort=True)}
 
 
 def build_examples(groups: dict[str, list[str]], encode: Callable[[list[str]], np.ndarray]) -> DecoderExamples:
@@ -97,7 +87,9 @@ def fit(
     """
     if len(train) == 0:
         raise ValueError("this worker has no training abstracts; use fewer workers or more data")
-    decoder: EmbeddingDecoder = getattr(model, "module", model)
+    decoder = getattr(model, "module", model)
+    if not isinstance(decoder, EmbeddingDecoder):
+        raise TypeError(f"fit trains an EmbeddingDecoder or its DDP wrapper, not {type(decoder).__name__}")
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=settings.weight_decay)
     rng = np.random.default_rng(settings.seed + rank)
@@ -225,7 +217,8 @@ def train_decoder(
             name=f"decoder-{out.name}",
             storage_path=str(storage),
             checkpoint_config=CheckpointConfig(num_to_keep=1),
-            logging_config=LoggingConfig(log_level=logs.ray_level()),
+            # Ray Train V2's RunConfig (the one in use) takes it; mypy reads the V1 class behind `ray.train`
+            logging_config=LoggingConfig(log_level=logs.ray_level()),  # type: ignore[call-arg]
         ),
     )
     result = trainer.fit()
@@ -236,7 +229,7 @@ def train_decoder(
         out.mkdir(parents=True, exist_ok=True)
         for item in decoder_files.iterdir():
             (out / item.name).write_bytes(item.read_bytes())
-    metrics = {k: float(v) for k, v in result.metrics.items() if isinstance(v, int | float)}
+    metrics = {k: float(v) for k, v in (result.metrics or {}).items() if isinstance(v, int | float)}
     version = None
     if tracker is not None and tracker.active:
         tracker.log_artifact(out, "decoder")
@@ -253,6 +246,8 @@ def embedded_examples(cfg: RunConfig, kind: str) -> tuple[dict[str, DecoderExamp
     from semcse.models.encoder import TextEncoder
 
     settings = cfg.decoder
+    if settings.texts is None or settings.encoder is None:
+        raise ValueError("decoder examples need decoder.texts and decoder.encoder (set them with --set or flags)")
     groups = summaries_by_id(read_texts(settings.texts, cfg.generation.combine_settings), kind)
     encoder = TextEncoder.load(settings.encoder, tracking=cfg.tracking)
     return split_examples(build_examples(groups, encoder.encode), cfg.corpus), encoder
@@ -263,8 +258,9 @@ def run(cfg: RunConfig) -> TrainedDecoder:
     from semcse.runtime import init_ray
 
     settings = cfg.decoder
+    base_model = settings.base_model
     missing = [k for k in ("base_model", "encoder", "texts") if getattr(settings, k) is None]
-    if missing:
+    if missing or base_model is None:
         raise ValueError(f"train-decoder needs decoder.{', decoder.'.join(missing)} (set them with --set or flags)")
     splits, _ = embedded_examples(cfg, settings.aspect)
     out = Path(settings.out or Path(cfg.run_dir) / "decoder" / settings.aspect.replace(":", "-"))
@@ -272,4 +268,4 @@ def run(cfg: RunConfig) -> TrainedDecoder:
     with Tracker.start(cfg.tracking, run_name="train-decoder", tags={"stage": "decoder"}) as tracker:
         tracker.log_params(settings, prefix="decoder.")
         tracker.log_params({f"examples.{k}": len(v) for k, v in splits.items()})
-        return train_decoder(settings, settings.base_model, splits["train"], splits["val"], out, tracker)
+        return train_decoder(settings, base_model, splits["train"], splits["val"], out, tracker)

@@ -47,8 +47,8 @@ from semcse.training.aspects import (
     resolve_aspects,
     stage_training,
 )
+from semcse.training.driver import TrainingJob, TrainingSetupError, fit_and_deliver
 from semcse.training.objective import TEXTS, Batch
-from semcse.training.trainer import TrainingSetupError
 from semcse.training.validation import Validated
 
 
@@ -321,48 +321,37 @@ def build_unified(tc: TrainingConfig, aspects: list[str], dim: int) -> UnifiedEn
 
 def distill(cfg: RunConfig) -> DistillResult:
     """Train the unified model on Ray Train + DeepSpeed, save it under `multi.out`, register `multi.register_name`."""
-    from semcse.runtime import init_ray
-    from semcse.tracking import Tracker
-    from semcse.training.loop import LoopSpec
-    from semcse.training.trainer import absolute_tracking, deliver, run_loop
-
     multi = cfg.multi
     tc = stage_training(cfg, multi.distill, "multi.distill")
     data = prepare_distill(cfg, tc)
-    dim = multi.head_dim
-    if not multi.direct:
-        dim = data.validation.targets.shape[-1]  # type: ignore[union-attr]
+    # distillation's heads regress the aspect encoders' targets, so they take the targets' size
+    validation = data.validation
+    dim = validation.targets.shape[-1] if isinstance(validation, TargetValidation) else multi.head_dim
     factory = functools.partial(build_unified, tc, data.aspects, dim)
     try:
         factory()
     except (OSError, ValueError) as exc:
         raise TrainingSetupError(f"cannot build the unified model from {tc.base_model!r}: {exc}") from exc
-    init_ray(cfg.ray)
-    tracking = absolute_tracking(cfg)
     mode = "direct" if multi.direct else "distill"
-    tracker = Tracker.start(tracking, run_name=f"{mode}-multi", tags={"stage": "distill", "mode": mode})
-    with tracker:
-        tracker.log_params(tc, prefix="training.")
-        tracker.log_params({"multi": multi.model_dump(), "aspects": data.aspects, **data.counts})
-        objective = (DirectObjective if multi.direct else DistillObjective)(tc, len(data.aspects))
-        spec = LoopSpec(
-            cfg=tc,
-            objective=objective,
-            model_factory=factory,
-            validation=data.validation,
-            tracking=tracking,
-            run_id=tracker.run_id,
-            evaluate=data.evaluate,
-        )
-        print(
-            f"[semcse {mode}] aspects {data.aspects}: {data.counts['train_abstracts']} training abstracts, "
+    job = TrainingJob(
+        stage=mode,
+        run_name=f"{mode}-multi",
+        tags={"stage": "distill", "mode": mode},
+        params={"multi": multi.model_dump(), "aspects": data.aspects, **data.counts},
+        objective=(DirectObjective if multi.direct else DistillObjective)(tc, len(data.aspects)),
+        model_factory=factory,
+        validation=data.validation,
+        rows=data.train_rows,
+        out=Path(multi.out or Path(cfg.run_dir) / "unified"),
+        artifact="model",
+        register_name=multi.register_name,
+        register_alias=multi.register_alias,
+        banner=[
+            f"aspects {data.aspects}: {data.counts['train_abstracts']} training abstracts, "
             f"{data.counts['val_abstracts']} validation; {tc.num_workers} workers × {tc.worker_batch_size}, "
-            f"{tc.max_steps} steps",
-            flush=True,
-        )
-        out = Path(multi.out or Path(cfg.run_dir) / "unified")
-        best, result = run_loop(cfg, tc, spec, data.train_rows, f"{mode}-multi", out)
-        version = deliver(
-            tracker, best, dict(result.metrics or {}), out, "model", multi.register_name, multi.register_alias
-        )
-    return DistillResult(out, data.aspects, best, tracker.run_id, version)
+            f"{tc.max_steps} steps"
+        ],
+        evaluate=data.evaluate,
+    )
+    result = fit_and_deliver(cfg, tc, job)
+    return DistillResult(result.model_dir, data.aspects, result.best, result.run_id, result.model_version)

@@ -51,7 +51,8 @@ def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[s
     distortion of the pretrained network (BERT's recipe excludes them). They are exactly the
     one-dimensional parameters, in any architecture.
     """
-    decay, keep = [], []
+    decay: list[torch.nn.Parameter] = []
+    keep: list[torch.nn.Parameter] = []
     for parameter in model.parameters():
         if parameter.requires_grad:
             (keep if parameter.ndim < 2 else decay).append(parameter)

@@ -6,13 +6,14 @@ of the same seeded global batches (`global_batches`), so workers never fall out 
 collectives and a step's global batch does not depend on how many workers share it. The base
 model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
 delivered. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
-collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 prints
-progress and logs to MLflow.
+collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 reports
+progress (`logging`, which Ray forwards from the worker to the driver's terminal) and logs to MLflow.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import tempfile
@@ -31,6 +32,8 @@ from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE
 from semcse.training.objective import TEXTS, Objective
 from semcse.training.validation import Validated, ValidationSet, evaluate
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class FailOnce:
     def maybe_fail(self, step: int, rank: int, world: int) -> None:
         if step == self.step and rank == world - 1 and not os.path.exists(self.marker):
             Path(self.marker).touch()
-            print(f"[semcse] injected failure: worker {rank} exits after step {step}", flush=True)
+            logger.warning("injected failure: worker %d exits after step %d", rank, step)
             os._exit(1)
 
 
@@ -231,7 +234,14 @@ class EvaluationClock:
 
 
 def _evaluate_and_checkpoint(
-    engine, spec: LoopSpec, state, rank: int, log, start_step: int, dist, extra: dict[str, float] | None = None
+    engine: Any,
+    spec: LoopSpec,
+    state: checkpoints.LoopState,
+    rank: int,
+    log: Callable[[str, dict[str, float], int], None],
+    start_step: int,
+    dist: Any,
+    extra: dict[str, float] | None = None,
 ) -> bool:
     """Validate, update early stopping, report a checkpoint; True when patience is exhausted.
 
@@ -307,6 +317,8 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
         shared = [spec.evaluate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
+    if shared[0] is None:
+        raise RuntimeError(f"worker {rank} received no validation result from rank 0")
     return shared[0]
 
 
@@ -332,12 +344,12 @@ def _ranks(metrics: dict[str, float]) -> str:
 
 
 def _progress(rank: int, tracker: Any) -> Callable[[str, dict[str, float], int], None]:
-    """Rank 0 prints a line and logs the metrics; other ranks stay quiet."""
+    """Rank 0 reports a line and logs the metrics to MLflow; other ranks stay quiet."""
 
     def log(line: str, metrics: dict[str, float], step: int) -> None:
         if rank != 0:
             return
-        print(f"[semcse train] {line}", flush=True)
+        logger.info(line, extra=logs.stage("train"))
         if tracker is not None:
             tracker.log_metrics({k: v for k, v in metrics.items() if math.isfinite(v)}, step=step)
 

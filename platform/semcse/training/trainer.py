@@ -1,10 +1,11 @@
-"""The driver side of training: check everything, prepare the data, run the TorchTrainer, deliver.
+"""Encoder training: check everything and prepare the data, then run it the way every training run goes.
 
 `prepare` does all the checking a run needs before any Ray work is scheduled (model loads, pooling
 and head are valid, there are pairs to train on, the batch fits the data, validation is possible),
 so a misconfiguration costs seconds and prints one clear message instead of failing inside a
-worker. `train` then runs the loop and saves the best checkpoint's encoder as a
-sentence-transformers directory. The base model is candidate zero: when a trained step beats it on
+worker. `train` describes the run (pairs objective, encoder, banner) and hands it to
+`driver.fit_and_deliver`, which saves the best checkpoint's encoder as a sentence-transformers
+directory. The base model is candidate zero: when a trained step beats it on
 validation, the best step is logged to MLflow and registered under `training.register_name`; when
 none does, the run says so, delivers the base model unchanged and registers nothing.
 """
@@ -12,38 +13,25 @@ none does, the run says so, delivers the base model unchanged and registers noth
 from __future__ import annotations
 
 import functools
-import json
 import os
-import shutil
-import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from semcse import logs
-from semcse.config import ConfigError, RunConfig, TrackingConfig, TrainingConfig
+from semcse.config import RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.modes import needs_texts, pair_mode
 from semcse.data.positives import build_pair_rows
 from semcse.data.split import frame_splits
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
-from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
+from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
 from semcse.training.engine import build_encoder
-from semcse.training.loop import FailOnce, LoopSpec, train_loop
+from semcse.training.loop import FailOnce
 from semcse.training.objective import PairObjective
 from semcse.training.validation import ValidationSet, build_validation_set
 
 FAIL_ONCE_ENV = "SEMCSE_FAIL_ONCE"
-
-
-class TrainingSetupError(ConfigError):
-    """A run that cannot start (bad model, no data, batch too large); raised before any Ray work."""
-
-
-STATUS_FILE = "semcse_training.json"
 
 
 @dataclass
@@ -61,21 +49,6 @@ class PreparedData:
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass
-class TrainResult:
-    """What a finished run delivers."""
-
-    model_dir: Path
-    metrics: dict[str, Any]
-    best: dict[str, Any]
-    run_id: str | None
-    model_version: str | None
-
-    @property
-    def improved(self) -> bool:
-        return beats_base(self.best)
-
-
 def prepare(cfg: RunConfig) -> PreparedData:
     """Validate the configuration against the model and the data; build train rows and the validation set."""
     tc = cfg.training
@@ -85,7 +58,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
     split = frame_splits(corpus, cfg.corpus)
     train_corpus = corpus[split == "train"]
     if is_scratch(tc.base_model):
-        tc = _build_scratch(cfg, train_corpus)
+        tc = _build_scratch(cfg, tc.base_model, train_corpus)
     notes: list[str] = []
     try:
         build_encoder(tc, notes)
@@ -139,16 +112,16 @@ def _labels(corpus: pd.DataFrame, cfg: RunConfig) -> pd.Series | None:
     return labels[labels.notna() & (labels.astype(str).str.strip() != "")].astype(str)
 
 
-def _build_scratch(cfg: RunConfig, train_corpus: pd.DataFrame) -> TrainingConfig:
+def _build_scratch(cfg: RunConfig, ref: str, train_corpus: pd.DataFrame) -> TrainingConfig:
     """Build `scratch:<architecture>` from the training split's text into the run directory; point the run at it.
 
     Only training abstracts shape the vocabulary, so nothing of the validation or test split leaks in.
     """
     tc = cfg.training
-    out = Path(cfg.run_dir, "scratch", f"{tc.base_model.removeprefix(SCRATCH_PREFIX)}-seed{tc.seed}").resolve()
+    out = Path(cfg.run_dir, "scratch", f"{ref.removeprefix(SCRATCH_PREFIX)}-seed{tc.seed}").resolve()
     texts = (train_corpus["title"].fillna("") + " " + train_corpus["abstract"].fillna("")).tolist()
     try:
-        build_scratch_encoder(tc.base_model, texts, out, seed=tc.seed)
+        build_scratch_encoder(ref, texts, out, seed=tc.seed)
     except ValueError as exc:
         raise TrainingSetupError(str(exc)) from exc
     return tc.model_copy(update={"base_model": str(out)})
@@ -192,138 +165,32 @@ def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
 
 def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
     """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`; register it if it won."""
-    from semcse.runtime import init_ray
-    from semcse.tracking import Tracker
-
     prepared = prepared or prepare(cfg)
     tc = prepared.training
-    init_ray(cfg.ray)
-    tracking = absolute_tracking(cfg)
-    tracker = Tracker.start(tracking, run_name=f"train-{tc.pairs}", tags={"stage": "train", "pairs": tc.pairs})
-    with tracker:
-        tracker.log_params(tc, prefix="training.")
-        recipe = tc.recipe()
-        tracker.log_params({f"recipe.{k}": v for k, v in recipe.items()})
-        tracker.log_params({"corpus.path": cfg.corpus.path, **{f"data.{k}": v for k, v in prepared.counts.items()}})
-        spec = LoopSpec(
-            cfg=tc,
-            objective=PairObjective(tc),
-            model_factory=functools.partial(build_encoder, tc),
-            validation=prepared.validation,
-            tracking=tracking,
-            run_id=tracker.run_id,
-            fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
-        )
-        described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
-        print(
-            f"[semcse train] {tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, "
-            f"{prepared.counts['val_rows']} validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, "
-            f"ZeRO-{tc.zero_stage}, {tc.max_steps} steps; {described}",
-            flush=True,
-        )
-        for note in prepared.notes:
-            print(f"[semcse train] note: {note}", flush=True)
-        out = Path(tc.out or Path(cfg.run_dir) / "encoder")
-        best, result = run_loop(cfg, tc, spec, prepared.train_rows, f"train-{tc.pairs}", out)
-        version = deliver(
-            tracker, best, dict(result.metrics or {}), out, "encoder", tc.register_name, tc.register_alias
-        )
-    return TrainResult(out, dict(result.metrics or {}), best, tracker.run_id, version)
-
-
-def deliver(
-    tracker: Any, best: dict[str, Any], last: dict[str, Any], out: Path, artifact: str, name: str, alias: str | None
-) -> str | None:
-    """Record how the run ended beside the model; log and register it only when it beats the base model.
-
-    `best` is the best checkpoint's metrics (step 0 is the base model), `last` the final evaluation's.
-    A run whose best is step 0 delivers the base model (so downstream steps still have a model) and
-    says loudly that training did not help; registering it as a candidate would present the base
-    model as a trained result. Returns the registry version, or None when nothing was registered.
-    """
-    improved = beats_base(best)
-    status = {
-        "improved": improved,
-        "best_step": best["step"],
-        "best_val_score": best["val_score"],
-        "base_val_score": best.get("base_val_score"),
-        "last_step": last.get("step"),
-        "last_val_score": last.get("val_score"),
-    }
-    (out / STATUS_FILE).write_text(json.dumps(status, indent=2) + "\n")
-    tracker.set_tags({"improved": str(improved).lower()})
-    tracker.log_metrics({f"best_{k}": v for k, v in best.items() if k.startswith("val_")}, step=best["step"])
-    if not improved:
-        print(
-            f"[semcse train] NO IMPROVEMENT: no trained step beat the base model on validation by the "
-            f"`training.improvement` rule (base {status['base_val_score']:.3f}, last step {status['last_step']}: "
-            f"{status['last_val_score']:.3f}; lower is better). {out} holds the base model unchanged and nothing "
-            "was registered.",
-            flush=True,
-        )
-        return None
-    print(
-        f"[semcse train] best step {best['step']}: validation {best['val_score']:.3f} vs base "
-        f"{status['base_val_score']:.3f} (last step {status['last_step']}: {status['last_val_score']:.3f})",
-        flush=True,
+    recipe = tc.recipe()
+    described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
+    banner = [
+        f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
+        f"validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, ZeRO-{tc.zero_stage}, "
+        f"{tc.max_steps} steps; {described}",
+        *(f"note: {note}" for note in prepared.notes),
+    ]
+    job = TrainingJob(
+        stage="train",
+        run_name=f"train-{tc.pairs}",
+        tags={"stage": "train", "pairs": tc.pairs},
+        params={f"recipe.{k}": v for k, v in recipe.items()}
+        | {"corpus.path": cfg.corpus.path}
+        | {f"data.{k}": v for k, v in prepared.counts.items()},
+        objective=PairObjective(tc),
+        model_factory=functools.partial(build_encoder, tc),
+        validation=prepared.validation,
+        rows=prepared.train_rows,
+        out=Path(tc.out or Path(cfg.run_dir) / "encoder"),
+        artifact="encoder",
+        register_name=tc.register_name,
+        register_alias=tc.register_alias,
+        banner=banner,
+        fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
     )
-    tracker.log_artifact(out, artifact)
-    return tracker.register_model(artifact, name, alias)
-
-
-def absolute_tracking(cfg: RunConfig) -> TrackingConfig:
-    """Tracking with absolute locations: Ray workers run in other directories but must log to the same store."""
-    from semcse.tracking import tracking_uri
-
-    return cfg.tracking.model_copy(
-        update={
-            "tracking_uri": tracking_uri(cfg.tracking),
-            "artifact_location": str(Path(cfg.tracking.artifact_location).resolve()),
-        }
-    )
-
-
-def run_loop(
-    cfg: RunConfig, tc: TrainingConfig, spec: LoopSpec, train_rows: pd.DataFrame, label: str, out: Path
-) -> tuple[dict[str, Any], Any]:
-    """Fit `spec` with a TorchTrainer and copy the best checkpoint's model to `out`; returns (best, result).
-
-    Shared by every objective (pairs, distillation): the training rows go into Ray's object store
-    once and every worker draws its slice of the seeded global batches from them
-    (`loop.global_batches`); restore from the last checkpoint on worker failure; only the best
-    checkpoint kept (the base model's, step 0, when nothing beats it).
-    """
-    import ray
-    from ray.train import CheckpointConfig, FailureConfig, LoggingConfig, ScalingConfig
-    from ray.train import RunConfig as RayRunConfig
-    from ray.train.torch import TorchTrainer
-
-    run_name = f"{cfg.name}-{label}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-    trainer = TorchTrainer(
-        train_loop,
-        train_loop_config={"spec": spec, "rows": ray.put(train_rows.reset_index(drop=True))},
-        scaling_config=ScalingConfig(
-            num_workers=tc.num_workers, use_gpu=tc.use_gpu, resources_per_worker={"CPU": tc.cpus_per_worker}
-        ),
-        run_config=RayRunConfig(
-            name=run_name.replace(":", "-"),
-            storage_path=str(Path(cfg.run_dir, "ray").resolve()),
-            failure_config=FailureConfig(max_failures=tc.max_failures),
-            checkpoint_config=CheckpointConfig(
-                num_to_keep=1, checkpoint_score_attribute=CANDIDATE_SCORE, checkpoint_score_order="min"
-            ),
-            logging_config=LoggingConfig(log_level=logs.ray_level()),
-        ),
-    )
-    result = trainer.fit()
-    best_checkpoint, best = best_model(result)
-    _deliver(best_checkpoint, out)
-    return best, result
-
-
-def _deliver(checkpoint: Any, out: Path) -> None:
-    """Copy the checkpoint's sentence-transformers directory to `out` (replacing an older model)."""
-    with checkpoint.as_directory() as directory:
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(Path(directory) / MODEL_DIR, out)
+    return fit_and_deliver(cfg, tc, job)

@@ -27,6 +27,7 @@ topic structure; a step significantly worse than the base model at label agreeme
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,7 @@ def build_validation_set(
     )
 
 
-def _label_check(usable: pd.DataFrame, labels: pd.Series | None, k: int) -> dict:
+def _label_check(usable: pd.DataFrame, labels: pd.Series | None, k: int) -> dict[str, Any]:
     """The label check's fields for the sampled abstracts that have a label; none when it cannot say anything."""
     if labels is None:
         return {}

@@ -26,7 +26,8 @@ class TuneRelay(ReportCallback):
         self._tune = TuneReportCallback()
 
     def after_report(self, training_report: Any, metrics: list[dict[str, Any]]) -> None:
-        self._tune.after_report(run_context=None, metrics=metrics, checkpoint=None)
+        # Ray's callback never reads `run_context`, and a controller callback has none to give
+        self._tune.after_report(run_context=None, metrics=metrics, checkpoint=None)  # type: ignore[arg-type]
 
 
 def install() -> None:

@@ -14,12 +14,14 @@ not lose that trial.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from semcse import logs
 from semcse.config import RunConfig
 from semcse.tracking import Tracker
 from semcse.tuning.study import Study, StudyError
@@ -27,6 +29,8 @@ from semcse.tuning.table import AblationTable, TrialRow, build_table, write_tabl
 from semcse.tuning.tracking import TrialRuns
 from semcse.tuning.trial import LOWER_IS_BETTER_KEY, TrialSpec, absolute_paths, check_base, run_trial
 
+log = logging.getLogger(__name__)
+TUNE = logs.stage("tune")
 TRIAL_ACTOR_CPU = 0.01
 STATE_SAVE_PERIOD_S = 1
 
@@ -91,10 +95,10 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
     trainable = tune.with_resources(tune.with_parameters(run_trial, spec=spec), {"cpu": TRIAL_ACTOR_CPU})
     ask = trial_resources(base, study.trainer)
     concurrent = max_concurrent_trials(ask, ray.cluster_resources(), study.max_concurrent_trials)
-    print(f"[semcse tune] {study.name}: each trial asks for {ask}; up to {concurrent} trials at once", flush=True)
+    log.info("%s: each trial asks for %s; up to %d trials at once", study.name, ask, concurrent, extra=TUNE)
     with parent:
         if restored:
-            print(f"[semcse tune] restoring {experiment}: finished trials are kept", flush=True)
+            log.info("restoring %s: finished trials are kept", experiment, extra=TUNE)
             tuner = tune.Tuner.restore(str(experiment), trainable=trainable, resume_errored=True)
         else:
             tuner = tune.Tuner(
@@ -114,10 +118,9 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
                 ),
             )
         grid = tuner.fit()
-        rows = [_row(result, study) for result in grid]
-        errors = {row.trial_id: _last_line(result.error) for row, result in zip(rows, grid) if result.error}
-        for trial_id, reason in errors.items():
-            print(f"[semcse tune] trial {trial_id} failed: {reason}", flush=True)
+        results = [grid[i] for i in range(len(grid))]
+        rows = [_row(result, study) for result in results]
+        errors = {row.trial_id: _last_line(result.error) for row, result in zip(rows, results) if result.error}
         ablation = build_table(rows, study.metric, study.mode)
         paths = write_table(ablation, storage / f"{study.name}-results", study.metric, study.name)
         for path in paths.values():

@@ -70,15 +70,14 @@ class Domain(BaseModel):
     def to_tune(self) -> Any:
         from ray import tune
 
-        kind = self.kind
-        if kind == "grid":
+        if self.grid is not None:
             return tune.grid_search(self.grid)
-        if kind == "choice":
+        if self.choice is not None:
             return tune.choice(self.choice)
-        if kind == "randint":
-            low, high = self.randint  # type: ignore[misc]
+        if self.randint is not None:
+            low, high = self.randint
             return tune.randint(low, high + 1)  # inclusive in the study file, exclusive in Tune
-        return getattr(tune, kind)(*getattr(self, kind))
+        return getattr(tune, self.kind)(*getattr(self, self.kind))
 
 
 class Asha(BaseModel):
@@ -196,12 +195,12 @@ def key_path_error(key: str) -> str | None:
             known = ", ".join(sorted(model.model_fields))
             return f"unknown parameter {where!r} (known here: {known})"
         annotation = field.annotation
-        is_section = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        section = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
         last = i == len(parts) - 1
-        if is_section and last:
+        if section is not None and last:
             return f"{where!r} is a section, not a parameter; name one of its keys"
-        if not is_section and not last:
+        if section is None and not last:
             return f"{where!r} is a parameter, not a section"
-        if is_section:
-            model = annotation
+        if section is not None:
+            model = section
     return None

@@ -41,7 +41,7 @@ class AblationTable:
         for column in self.metrics:
             values = pd.to_numeric(self.table[column], errors="coerce")
             if values.notna().any():
-                picks[column] = values.idxmin() if column in self.lower_is_better else values.idxmax()
+                picks[column] = str(values.idxmin() if column in self.lower_is_better else values.idxmax())
         return picks
 
     def markdown(self, digits: int = 4) -> str:
@@ -93,7 +93,8 @@ def plot_metric(ablation: AblationTable, metric: str, path: Path, title: str) ->
     table = ablation.table
     values = pd.to_numeric(table[metric], errors="coerce") if metric in table else pd.Series(float("nan"), table.index)
     labels = [
-        "\n".join(f"{p.rsplit('.', 1)[-1]}={table.at[t, p]}" for p in ablation.params) or str(t) for t in table.index
+        "\n".join(p.rsplit(".", 1)[-1] + "=" + str(table.at[t, p]) for p in ablation.params) or str(t)
+        for t in table.index
     ]
     best = ablation.best().get(metric)
     figure, axes = plt.subplots(figsize=(max(6.0, 1.1 * len(table)), 4.5))

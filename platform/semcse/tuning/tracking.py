@@ -58,14 +58,16 @@ class TrialRuns(Callback):
             self.runs[trial.trial_id] = tracker.run_id
         return tracker
 
-    def on_trial_start(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+    def on_trial_start(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
         self._tracker(trial)
 
-    def on_trial_result(self, iteration: int, trials: list, trial: Any, result: dict, **info: Any) -> None:
+    def on_trial_result(
+        self, iteration: int, trials: list[Any], trial: Any, result: dict[str, Any], **info: Any
+    ) -> None:
         step = int(result.get("step", result.get("training_iteration", 0)))
         Tracker(self.tracking, self.runs.get(trial.trial_id)).log_metrics(numeric_metrics(result), step=step)
 
-    def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+    def on_trial_complete(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
         tracker = Tracker(self.tracking, self.runs.get(trial.trial_id))
         result = trial.last_result or {}
         tracker.log_metrics({f"final_{k}": v for k, v in numeric_metrics(result).items()})
@@ -75,11 +77,11 @@ class TrialRuns(Callback):
             Tracker(self.tracking, result[TRAIN_RUN_KEY]).set_tags({PARENT_TAG: tracker.run_id})
         tracker.finish("FINISHED")
 
-    def on_trial_error(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+    def on_trial_error(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
         Tracker(self.tracking, self.runs.get(trial.trial_id)).finish("FAILED")
 
-    def get_state(self) -> dict | None:
+    def get_state(self) -> dict[str, Any] | None:
         return {"runs": dict(self.runs)}
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: dict[str, Any]) -> None:
         self.runs = dict(state.get("runs", {}))

@@ -12,10 +12,14 @@ import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from semcse.config import RunConfig, apply_overrides
 from semcse.tracking import tracking_uri
+
+if TYPE_CHECKING:
+    from semcse.training.distill import DistillResult
+    from semcse.training.driver import TrainResult
 
 PATH_KEYS = (
     ("corpus", "path"),
@@ -76,6 +80,7 @@ def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
     trial_id = tune.get_context().get_trial_id()
     cfg = trial_config(spec, params, trial_id)
     relay.install()
+    result: TrainResult | DistillResult
     if spec.trainer == "multi":
         from semcse.training.distill import distill
 

@@ -1,0 +1,57 @@
+"""The layout a newcomer can change safely: no module of the library imports from a layer above its own.
+
+Layers, lowest first (docs/ARCHITECTURE.md): foundation, models, stages, orchestration, entry point.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import semcse
+
+PACKAGE = Path(semcse.__file__).parent
+LAYERS = {
+    **dict.fromkeys(("__init__", "config", "logs", "runtime", "tracking", "index", "data"), 0),
+    **dict.fromkeys(("models", "losses"), 1),
+    **dict.fromkeys(("generation", "training", "evaluation", "search", "maps"), 2),
+    **dict.fromkeys(("tuning", "pipeline", "serving"), 3),
+    "cli": 4,
+}
+
+
+def _layer(module: str) -> int:
+    top = module.removeprefix("semcse").lstrip(".").split(".")[0] or "__init__"
+    assert top in LAYERS, f"{module} belongs to no layer: add it to docs/ARCHITECTURE.md and to LAYERS here"
+    return LAYERS[top]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "semcse":
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "semcse"]
+    return found
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = ".".join(("semcse", *path.relative_to(PACKAGE).with_suffix("").parts))
+        for line, target in _imports(path):
+            if _layer(target) > _layer(module):
+                upward.append(f"{path.relative_to(PACKAGE)}:{line} imports {target}")
+    assert not upward, upward
+
+
+def test_evaluation_does_not_import_training() -> None:
+    """Training may rank with evaluation's metrics; the other way round would make the two one tangle."""
+    offenders = [
+        f"{path.name}:{line} imports {target}"
+        for path in sorted((PACKAGE / "evaluation").rglob("*.py"))
+        for line, target in _imports(path)
+        if target.startswith("semcse.training")
+    ]
+    assert not offenders, offenders
