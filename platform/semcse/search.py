@@ -2,7 +2,9 @@
 
 Layout of a search directory (written by `semcse index build`):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
-and label when the corpus has one), and one `VectorIndex` directory per aspect.
+and label when the corpus has one), and one `VectorIndex` directory per aspect. The pipeline keeps
+its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
+corpus update publishes a grown copy (`add`, `remove`) as the next version.
 
 Weighted search is exact for any weights: it ranks every paper by `Σ_a α_a s_a(q, v)` (normalised
 α), because that sum is one inner product over the papers' aspect vectors laid side by side.
@@ -23,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from semcse import versions
 from semcse.index import VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
@@ -79,12 +82,43 @@ class SearchIndex:
 
     @classmethod
     def load(cls, directory: str | Path) -> SearchIndex:
-        directory = Path(directory)
-        if not (directory / MANIFEST).is_file():
-            raise FileNotFoundError(f"{directory} is not a search index: {MANIFEST} is missing (semcse index build)")
-        manifest = json.loads((directory / MANIFEST).read_text())
+        """An index directory, or the current version of a versioned root."""
+        directory = versions.resolve(directory)
+        manifest = cls.manifest(directory)
         indexes = {a: VectorIndex.load(directory / manifest["dirs"][a]) for a in manifest["aspects"]}
         return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS))
+
+    @staticmethod
+    def manifest(directory: str | Path) -> dict[str, Any]:
+        """An index's `search.json` (model reference, aspects, size) without loading its vectors."""
+        path = versions.resolve(directory) / MANIFEST
+        if not path.is_file():
+            raise FileNotFoundError(f"{directory} is not a search index: {MANIFEST} is missing (semcse index build)")
+        return json.loads(path.read_text())
+
+    def add(self, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray]) -> None:
+        """Append papers (one [m, d] array per aspect); they are searchable with every weighting at once."""
+        if set(vectors) != set(self.aspects):
+            raise VectorIndexError(f"vectors for aspects {sorted(vectors)}; this index has {self.aspects}")
+        ids = [str(i) for i in ids]
+        clash = sorted(set(ids) & set(self.papers["id"].astype(str)))
+        if clash or len(set(ids)) != len(ids):
+            raise VectorIndexError(f"papers already in the index or given twice: {clash[:5] or ids}")
+        if len(titles) != len(ids):
+            raise VectorIndexError(f"{len(titles)} titles for {len(ids)} papers")
+        for aspect, index in self.indexes.items():
+            index.add(vectors[aspect], ids if index.ids is not None else None)
+        added = pd.DataFrame({"id": ids, "title": [str(t) for t in titles]})
+        self.papers = pd.concat([self.papers, added], ignore_index=True)
+        self._stacked = None
+
+    def remove(self, ids: list[str]) -> None:
+        """Drop papers by id (all their aspect vectors); the others keep their order."""
+        rows = [self.row_of(str(i)) for i in ids]
+        for index in self.indexes.values():
+            index.remove(rows)
+        self.papers = self.papers.drop(index=rows).reset_index(drop=True)
+        self._stacked = None
 
     def row_of(self, paper_id: str) -> int:
         rows = np.flatnonzero(self.papers["id"].to_numpy() == paper_id)
