@@ -529,15 +529,17 @@ class MultiConfig(Section):
 
 
 class PipelineConfig(Section):
-    """End-to-end pipeline: the promotion metric and the optional index/serve steps.
+    """End-to-end pipeline: the promotion metric and the optional index/map/serve steps.
 
     The default metric is SemCSE's title→abstract average rank, an absolute figure. `semantic:overall`
     (SemCSE's normalised score) is relative to the models in the table: with two or three models
-    each task scores 0 or 1, which is too coarse to promote on.
+    each task scores 0 or 1, which is too coarse to promote on. `build_map` lays the corpus out
+    (the `map` section's settings) so that `semcse pipeline --add` can place new papers into it.
     """
 
     metric: str = "semantic:title_abstract"
     build_index: bool = False
+    build_map: bool = False
     deploy: bool = False
     serve_config: str = "serve_apps/config.yaml"
 
