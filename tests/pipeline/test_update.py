@@ -103,6 +103,7 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypa
     duplicate = sample_records[0]
     conflicting = {**sample_records[1], "abstract": sample_records[1]["abstract"] + " A sentence added later."}
     path = _jsonl(work / "batch-1.jsonl", [*new, duplicate, conflicting])
+    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]
 
     embedded: list[str] = []
     real_encode = TextEncoder.encode
@@ -137,6 +138,8 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypa
     index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
     paper = new[0]["id"]
     assert index.search(index.stored(index.row_of(paper)), 1)[0].id == paper, "weighted search finds it at once"
+    # the model stays as it was: nothing was trained
+    assert PipelineState.load(Path(cfg.run_dir)).steps["train"] == trained and not report.retrained
     # one MLflow run, a child of the run that built the corpus, with counts that reconcile
     client = Tracker(cfg.tracking).client
     run = client.get_run(report.run_id)
@@ -246,6 +249,24 @@ def test_sigkill_during_an_update_then_rerun_through_the_job_script(built, repo_
     now = _assert_consistent(cfg)
     assert len(now["index"]) == len(before["index"]) + 6
     assert all(now["map"][p] == xy for p, xy in before["map"].items())
+
+
+@pytest.mark.slow
+def test_retrain_trains_evaluates_registers_and_rebuilds_on_the_grown_corpus(built, repo_root):
+    """Last in this file: afterwards the run's model is a new one (the other tests only compare before/after)."""
+    cfg, work = built
+    before = _snapshot(cfg)
+    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]["outputs"]
+    new = _records(repo_root / "examples" / "demo_corpus.jsonl")[20:22]
+    report = run_update(cfg, _jsonl(work / "batch-retrain.jsonl", new), retrain=True)
+    state = PipelineState.load(Path(cfg.run_dir))
+    assert report.retrained and report.added == 2 and report.embedded == 0, "a new model embeds everything again"
+    assert state.steps["train"]["outputs"]["run_id"] != trained["run_id"]
+    assert report.promoted == state.steps["register"]["outputs"]["champion"]
+    now = _assert_consistent(cfg)
+    assert len(now["index"]) == len(before["index"]) + 2
+    assert versions.current(state.outputs("index")["index"]).endswith("-build"), "the index was rebuilt"
+    assert versions.current(state.outputs("map")["map"]).endswith("-build"), "the map was laid out again"
 
 
 def test_an_update_needs_a_built_run_and_its_own_flags(tmp_path, pipeline_config, sample_corpus_path):
