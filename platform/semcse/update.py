@@ -188,6 +188,9 @@ class Update:
         if "finish" in self.state.steps:
             log.info("update %s (%s) was applied earlier; nothing to do", self.key, self.source)
             return self.report()
+        log.info(
+            "adding %s to %s (update %s; rerun the same command to resume it)", self.source, self.cfg.run_dir, self.key
+        )
         tracker = self._tracker()
         try:
             with tracker.as_parent():
@@ -264,7 +267,7 @@ class Update:
         )
         paths = result.write(self.dir)
         report = result.report
-        log.info(
+        log.debug(
             "new = added + skipped + rejected: %d = %d + %d + %d%s",
             report.total,
             report.accepted,
@@ -293,7 +296,7 @@ class Update:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         write_parquet(merged, tmp)
         os.replace(tmp, path)
-        log.info("corpus: %d → %d papers (%s)", len(corpus), len(merged), path)
+        log.debug("corpus: %d → %d papers (%s)", len(corpus), len(merged), path)
         return {"papers": len(merged)}
 
     def _texts(self) -> str | None:
@@ -305,7 +308,7 @@ class Update:
         texts = self._texts()
         if texts and self.replaced:
             Manifest.load(texts).invalidate(self.replaced)
-            log.info("generated texts of %d replaced papers withdrawn in %s", len(self.replaced), texts)
+            log.debug("generated texts of %d replaced papers withdrawn in %s", len(self.replaced), texts)
         return {"texts": texts, "invalidated": self.replaced if texts else []}
 
     def _generate(self) -> dict[str, Any]:
@@ -354,6 +357,7 @@ class Update:
         from semcse.models.unified import load_encoder
 
         additions = self.additions
+        log.info("embedding %d papers with %s", len(additions), model)
         encoder = load_encoder(model, self.cfg.tracking)
         vectors = encode_aspects(encoder, paper_text(additions).tolist(), batch_size=self.cfg.evaluation.batch_size)
         path = self.dir / "vectors.npz"
@@ -362,7 +366,6 @@ class Update:
             tmp, ids=np.asarray(additions["id"].astype(str)), **{f"a{i}": v for i, v in enumerate(vectors.values())}
         )
         os.replace(tmp, path)
-        log.info("embedded %d papers with %s", len(additions), model)
         return {"vectors": str(path), "aspects": list(vectors), "papers": len(additions), "model": model}
 
     def _vectors(self) -> dict[str, np.ndarray]:
@@ -389,7 +392,7 @@ class Update:
 
             versions.publish(root, f"add-{self.key}", write, once=True)
         papers = SearchIndex.manifest(root)["size"]
-        log.info("index: %d papers, version %s", papers, versions.current(root))
+        log.debug("index: %d papers, version %s", papers, versions.current(root))
         return {"index": root, "version": versions.current(root), "papers": papers}
 
     def _map(self) -> dict[str, Any]:
@@ -413,6 +416,7 @@ class Update:
             if gone:
                 semantic_map = semantic_map.remove(gone)
             vectors = self._vectors()
+            log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
             coords = semantic_map.place(vectors, steps=self.cfg.map.place_steps)
             labels = None
             if semantic_map.labels is not None and label_col and label_col in additions:
@@ -422,7 +426,7 @@ class Update:
 
         version, fresh = versions.publish(root, f"add-{self.key}", write, once=True)
         result = grown[0] if fresh else SemanticMap.load(root)
-        log.info("map: %d points, version %s (old points unmoved)", len(result), version)
+        log.debug("map: %d points, version %s (old points unmoved)", len(result), version)
         return {"map": root, "version": version, "points": len(result), "landings": self._landings(result, ids)}
 
     def _landings(self, grown: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
