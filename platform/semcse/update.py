@@ -53,6 +53,7 @@ from semcse.tracking import Tracker
 log = logging.getLogger(__name__)
 
 UPDATES_DIR = "updates"
+REQUEST = "request.json"
 NEAREST = 3
 STEPS = (
     "validate",
@@ -169,18 +170,23 @@ class Update:
         self.dir = Path(cfg.run_dir) / UPDATES_DIR / self.key
         self._refuse_if_another_is_unfinished()
         self.state = PipelineState.load(self.dir)
+        request = self.dir / REQUEST
+        if not request.is_file():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            request.write_text(json.dumps({"add": self.source, "replace": replace, "retrain": retrain}))
 
     def _refuse_if_another_is_unfinished(self) -> None:
         """Updates apply one after the other: a second one would validate against a corpus the index lacks."""
         root = self.dir.parent
-        for other in sorted(root.glob("*/pipeline.json")) if root.is_dir() else []:
-            state = PipelineState.load(other.parent)
-            if other.parent != self.dir and "finish" not in state.steps:
-                source = state.steps.get("validate", {}).get("outputs", {}).get("source", "its file")
-                raise ConfigError(
-                    f"an earlier update ({other.parent.name}, adding {source}) did not finish; rerun it first "
-                    f"(semcse pipeline --add {source} with the same flags), then add more"
-                )
+        for other in sorted(root.glob(f"*/{REQUEST}")) if root.is_dir() else []:
+            if other.parent == self.dir or "finish" in PipelineState.load(other.parent).steps:
+                continue
+            asked = json.loads(other.read_text())
+            flags = "".join(f" --{flag}" for flag in ("replace", "retrain") if asked[flag])
+            raise ConfigError(
+                f"an earlier update ({other.parent.name}) did not finish; rerun it first with "
+                f"`semcse pipeline --add {asked['add']}{flags}` (same config), then add more"
+            )
 
     # ----- orchestration -----------------------------------------------------------------------------
 

@@ -293,7 +293,9 @@ def test_an_unfinished_update_must_be_finished_before_another(built_stub):
 
     with pytest.raises(Killed):
         run_update(cfg, first, on_step=die_after_the_merge)
-    with pytest.raises(ConfigError, match="did not finish; rerun it first"):
+    with pytest.raises(
+        ConfigError, match=r"did not finish; rerun it first with `semcse pipeline --add .*first.jsonl`"
+    ):
         run_update(cfg, second)
     finished = run_update(cfg, first)
     assert finished.added == 2 and finished.corpus == 12
