@@ -313,14 +313,11 @@ class Pipeline:
 
         built_map = self.state.steps.get("map", {}).get("outputs", {}).get("map")
         settings = self.cfg.serve.model_copy(
-            update={
-                "encoder": self.state.outputs("train")["model"],
-                "index": self.state.outputs("index")["index"],
-                "map": built_map,
-            }
+            update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
+            | ({"map": built_map} if built_map else {})
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
-        apps += ["map"] if settings.map else []
+        apps += ["map"] if built_map else []
         plan, notes = prepare_deployment(
             self.cfg.pipeline.serve_config, settings, apps, self.cfg.tracking, self.cfg.ray
         )
