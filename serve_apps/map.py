@@ -8,6 +8,10 @@ replicas agree on the layout. New texts are placed client-side state: the page k
 - `GET /points`: the saved layout; `POST /layout {weights}`: the corpus laid out under other weights.
 - `POST /place {text, weights}`: where a new abstract falls on that layout.
 - `POST /explain {x, y, weights}`: an embedding reconstructed for that position, decoded to text.
+- `POST /reload`: serve the map's current version now. A pipeline map is a versioned root; when
+  `semcse pipeline --add` places new papers into it, the app moves to the grown map on the next
+  request after a second without dropping a request (`serve_apps/live.py`), and lays out other
+  weightings of the grown corpus afresh. `/health` says which version is served.
 """
 
 # No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
@@ -24,6 +28,7 @@ from semcse.config import ServeConfig
 
 from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
 from serve_apps.decode import Decoders
+from serve_apps.live import Live
 
 api = create_api("semcse map")
 PAGE = (Path(__file__).parent / "static" / "map.html").read_text(encoding="utf-8")
@@ -59,9 +64,8 @@ class MapExplorer:
 
         configure(api, settings)
         self.settings = settings
-        saved = SemanticMap.load(required(settings, "map", "map"))
-        self.maps: OrderedDict[tuple, Any] = OrderedDict({self._key(saved.weights): saved})
-        self.saved_weights = saved.weights
+        self.live = Live(required(settings, "map", "map"), SemanticMap.load)
+        self.maps: OrderedDict[tuple, Any] = OrderedDict()
         self.encoder = place_model(load_encoder(required(settings, "encoder", "map")), settings)
         # the decoder is optional: without one the map is served and only "explain" is off
         self.decoders = Decoders(settings, "map") if settings.decoders else None
@@ -71,13 +75,16 @@ class MapExplorer:
         return tuple(sorted((a, round(w / total, 3)) for a, w in weights.items() if w > 0))
 
     async def _map(self, weights: dict[str, float] | None) -> Any:
-        """The layout for these weights: cached, else a new t-SNE run (in a thread: it takes seconds)."""
+        """The saved layout, or the layout for other weights: cached per map version, else a new t-SNE run
+        (in a thread: it takes seconds)."""
         from semcse.maps import normalise_weights
 
-        saved = next(iter(self.maps.values()))
+        saved = await self.live.get()
         with bad_request(ValueError):
-            alpha = normalise_weights(weights or self.saved_weights, saved.aspects)
-        key = self._key(alpha)
+            alpha = normalise_weights(weights or saved.weights, saved.aspects)
+        if self._key(alpha) == self._key(saved.weights):
+            return saved
+        key = (self.live.version, self._key(alpha))
         if key not in self.maps:
             iterations = self.settings.layout_iterations
             self.maps[key] = await asyncio.to_thread(saved.relayout, alpha, iterations)
@@ -132,12 +139,21 @@ class MapExplorer:
         texts = {a: await self.decoders.decode(a, embeddings[a]) for a in decodable}
         return {"x": body.x, "y": body.y, "texts": texts}
 
+    @api.post("/reload")
+    async def reload(self) -> dict[str, Any]:
+        """Serve the map's current version now (a no-op when it is already served)."""
+        try:
+            version = await self.live.reload()
+        except (OSError, ValueError) as exc:
+            raise ApiError(503, f"the new map version could not be loaded: {exc}", "service_unavailable") from exc
+        return {"version": version, "points": len(self.live.value)}
+
     @api.get("/health")
     async def health(self) -> dict[str, Any]:
         explain = self.decoders is not None
-        return {"status": "ok", "layouts_cached": len(self.maps), "explain": explain} | (
-            {} if explain else {"explain_disabled": EXPLAIN_OFF}
-        )
+        saved = await self.live.get()
+        status = {"status": "ok", "points": len(saved), "version": self.live.version, "explain": explain}
+        return status | {"layouts_cached": len(self.maps)} | ({} if explain else {"explain_disabled": EXPLAIN_OFF})
 
 
 def app(args: dict[str, Any]) -> Application:

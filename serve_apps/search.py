@@ -1,7 +1,10 @@
 """`search`: aspect-weighted nearest papers, by a query text or by a paper id (`POST /search`).
 
-The index directory comes from `semcse index build`; query texts are embedded with the model the
-index was built with (the app's `encoder` arg overrides it, e.g. to point at a local copy).
+The index directory comes from `semcse index build` or the pipeline; query texts are embedded with
+the model the index was built with (the app's `encoder` arg overrides it, e.g. to point at a local
+copy). A pipeline index is a versioned root: when `semcse pipeline --add` publishes a grown version
+the app moves to it without dropping a request (`serve_apps/live.py`), on the next request after a
+second or at once on `POST /search/reload`; `/health` says which version is served.
 """
 
 # No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
@@ -15,6 +18,7 @@ from semcse.config import ServeConfig
 from semcse.index import VectorIndexError
 
 from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
+from serve_apps.live import Live
 
 api = create_api("semcse search")
 
@@ -38,37 +42,55 @@ class SearchRequest(BaseModel):
 @serve.ingress(api)
 class Searcher:
     def __init__(self, settings: ServeConfig) -> None:
+        configure(api, settings)
+        self.settings = settings
+        self._encoder: tuple[str, Any] | None = None
+        self.live = Live(required(settings, "index", "search"), self._load)
+
+    def _load(self, path: Any) -> tuple[Any, Any]:
+        """(index, encoder) of one index version, ready to answer: its search matrix is built before the swap."""
         from semcse.models.unified import load_encoder
         from semcse.search import SearchIndex
 
-        configure(api, settings)
-        self.settings = settings
-        self.index = SearchIndex.load(required(settings, "index", "search"))
-        self.model = place_model(load_encoder(settings.encoder or self.index.model), settings)
-
-    def _query_vectors(self, text: str) -> dict[str, np.ndarray]:
-        from semcse.models.aspects import encode_aspects
-
-        return encode_aspects(self.model, [text])
+        index = SearchIndex.load(path)
+        index.stacked()
+        ref = self.settings.encoder or index.model
+        if self._encoder is None or self._encoder[0] != ref:
+            self._encoder = (ref, place_model(load_encoder(ref), self.settings))
+        return index, self._encoder[1]
 
     @api.post("/")
     async def search(self, body: SearchRequest) -> dict[str, Any]:
+        from semcse.models.aspects import encode_aspects
+
         if body.k > self.settings.max_k:
             raise ApiError(400, f"k={body.k} is above the limit of {self.settings.max_k}")
         if body.query is not None and len(body.query) > self.settings.max_chars:
             raise ApiError(400, f"query has {len(body.query):,} characters; the limit is {self.settings.max_chars:,}")
+        index, model = await self.live.get()
         with bad_request(VectorIndexError):
             if body.id is not None:
-                row = self.index.row_of(body.id)
-                hits = self.index.search(self.index.stored(row), body.k, body.weights, exclude=row)
+                row = index.row_of(body.id)
+                hits = index.search(index.stored(row), body.k, body.weights, exclude=row)
             else:
-                hits = self.index.search(self._query_vectors(body.query or ""), body.k, body.weights)
+                query: dict[str, np.ndarray] = encode_aspects(model, [body.query or ""])
+                hits = index.search(query, body.k, body.weights)
         results = [{"id": h.id, "title": h.title, "score": h.score, "distances": h.distances} for h in hits]
-        return {"results": results, "weights": self.index.weights(body.weights)}
+        return {"results": results, "weights": index.weights(body.weights)}
+
+    @api.post("/reload")
+    async def reload(self) -> dict[str, Any]:
+        """Serve the index's current version now (a no-op when it is already served)."""
+        try:
+            version = await self.live.reload()
+        except (OSError, ValueError) as exc:
+            raise ApiError(503, f"the new index version could not be loaded: {exc}", "service_unavailable") from exc
+        return {"version": version, "papers": len(self.live.value[0].papers)}
 
     @api.get("/health")
     async def health(self) -> dict[str, Any]:
-        return {"status": "ok", "papers": len(self.index.papers), "aspects": self.index.aspects}
+        index = (await self.live.get())[0]
+        return {"status": "ok", "papers": len(index.papers), "aspects": index.aspects, "version": self.live.version}
 
 
 def app(args: dict[str, Any]) -> Application:

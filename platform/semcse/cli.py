@@ -928,18 +928,54 @@ def pipeline_command(
     start: Annotated[str | None, typer.Option("--from", help="First step to run (default: validate).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Last step to run (default: serve).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Rerun steps an earlier run finished.")] = False,
+    add: Annotated[
+        Path | None,
+        typer.Option(
+            "--add",
+            help="Add these abstracts (same columns as the corpus) to the built run: only they are validated, "
+            "generated for, embedded, indexed and placed on the map. Rerun the same command to resume.",
+        ),
+    ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="With --add: a row whose id is in the corpus with another text replaces that paper "
+            "(its texts, vectors, index entry and map point) instead of being rejected.",
+        ),
+    ] = False,
+    retrain: Annotated[
+        bool,
+        typer.Option(
+            "--retrain", help="With --add: train, evaluate and register again on the grown corpus (default: keep)."
+        ),
+    ] = False,
 ) -> None:
-    """validate → generate → train → evaluate → register → index → serve, resumable, under one MLflow parent run.
+    """validate → generate → train → evaluate → register → index → map → serve, resumable, under one MLflow run.
 
     Steps finished by an earlier run in the same run_dir are skipped, so rerunning after a crash resumes.
     Example: semcse pipeline --config jobs/configs/demo.yaml --set training.max_steps=50
+    Add to a built run: semcse pipeline --config jobs/configs/demo.yaml --add new_abstracts.parquet
     """
-    from semcse.pipeline import Pipeline
     from semcse.tracking import ui_hint
 
     cfg = build_config(config, overrides)
-    state = Pipeline(cfg).run(start, until, force)
-    console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})", highlight=False, soft_wrap=True)
+    if add is None and (replace or retrain):
+        raise ConfigError("--replace and --retrain go with --add NEW_ABSTRACTS")
+    if add is not None:
+        if start or until or force:
+            raise ConfigError("--add updates a built run as a whole; it takes no --from, --until or --force")
+        from semcse.update import run_update
+
+        report = run_update(cfg, add, replace=replace, retrain=retrain)
+        for line in report.lines():
+            console.print(line, highlight=False, soft_wrap=True, markup=False)
+        console.print(f"\nupdate {report.key}: {report.directory}/report.json", highlight=False, soft_wrap=True)
+    else:
+        from semcse.pipeline import Pipeline
+
+        state = Pipeline(cfg).run(start, until, force)
+        console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})", highlight=False, soft_wrap=True)
     console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 

@@ -543,14 +543,15 @@ def _suite_column(value: str) -> str:
 
 
 class PipelineConfig(Section):
-    """End-to-end pipeline: the promotion metric, its guards and the optional index/serve steps.
+    """End-to-end pipeline: the promotion metric, its guards and the optional index/map/serve steps.
 
     The default metric is SemCSE's title→abstract average rank, an absolute figure. `semantic:overall`
     (SemCSE's normalised score) is relative to the models in the table: with two or three models
     each task scores 0 or 1, which is too coarse to promote on. A trained model is promoted only
     when it is significantly better on `metric` and significantly worse on none of `guards` (those
     the evaluation computed; the label metrics exist only for a labelled corpus): a model that ranks
-    titles better while it blurs the corpus's topics is not a better model.
+    titles better while it blurs the corpus's topics is not a better model. `build_map` lays the
+    corpus out (the `map` section's settings) so that `semcse pipeline --add` can place new papers into it.
     """
 
     metric: str = "semantic:title_abstract"
@@ -558,6 +559,7 @@ class PipelineConfig(Section):
         default_factory=lambda: ["knn:knn_accuracy", "knn:label_agreement", "knn:v_measure", "semantic:clustering"]
     )
     build_index: bool = False
+    build_map: bool = False
     deploy: bool = False
     serve_config: str = "serve_apps/config.yaml"
 

@@ -107,6 +107,40 @@ class VectorIndex:
             distances = -np.sqrt(np.clip(distances, 0, None))
         return distances, indices
 
+    def add(self, vectors: np.ndarray, ids: list[str] | None = None) -> None:
+        """Append vectors ([m, dim]) as the next rows, normalised like the stored ones (IVF: its trained lists)."""
+        x = _prepare(vectors, self.metric, self.dim)
+        if (ids is None) != (self.ids is None):
+            raise VectorIndexError(
+                "this index stores ids: give one per vector" if self.ids else "this index has no ids"
+            )
+        if ids is not None and len(ids) != len(x):
+            raise VectorIndexError(f"{len(ids)} ids for {len(x)} vectors")
+        self.index.add(x)
+        if ids is not None and self.ids is not None:
+            self.ids.extend(ids)
+
+    def remove(self, rows: list[int]) -> None:
+        """Drop rows; the others keep their order (a flat index compacts in place, an IVF one is refilled)."""
+        faiss = _faiss()
+
+        rows = sorted(set(int(r) for r in rows))
+        if not rows:
+            return
+        if rows[0] < 0 or rows[-1] >= self.size:
+            raise VectorIndexError(f"rows {rows} are not all in an index of {self.size}")
+        if self.meta.get("kind") == "ivf":
+            keep = np.delete(self.vectors(), rows, axis=0)
+            fresh = faiss.clone_index(self.index)
+            fresh.reset()  # keeps the trained coarse quantizer and the direct map's type
+            fresh.add(np.ascontiguousarray(keep))
+            self.index = fresh
+        else:
+            self.index.remove_ids(np.asarray(rows, dtype=np.int64))
+        if self.ids is not None:
+            dropped = set(rows)
+            self.ids = [i for row, i in enumerate(self.ids) if row not in dropped]
+
     def vectors(self) -> np.ndarray:
         """Every stored vector in row order ([size, dim]; unit length for cosine indexes)."""
         return self.index.reconstruct_n(0, self.size)

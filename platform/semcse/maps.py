@@ -13,6 +13,12 @@ row normaliser S_j of every map point) that a library keeps private.
   embedding of the 5 nearest map points. The fixed points' own rows are renormalised by the new
   point; we include that to first order (per-point constant `row_kl`), which removes the trivial
   optimum of pushing the new point away from everyone.
+- **append / remove** (a living corpus): placed points join the map with their own β, S and
+  row_kl computed against the map they were placed into, and the normaliser Z is updated by their
+  kernel terms alone. Every existing point keeps its coordinates and its statistics, so growing a
+  map costs O(new × n), never a re-layout; `relayout` is the exact (and expensive) alternative.
+
+The pipeline keeps its map as a versioned root (`semcse.versions`); `load` reads the current version.
 """
 
 from __future__ import annotations
@@ -27,9 +33,13 @@ from typing import Any
 import numpy as np
 import torch
 
+from semcse import versions
+
 FORMAT_VERSION = 1
 MIN_POINTS = 4
 _EPS = 1e-12
+# [new points × map points] entries per block when placing or updating many points (float64 intermediates)
+_BLOCK_ENTRIES = 2_000_000
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -230,11 +240,33 @@ class SemanticMap:
         p_given_new = v / (torch.as_tensor(self.row_sums, dtype=sq.dtype) + v)
         return (p_new_given + p_given_new) / (2 * (n + 1)), p_given_new
 
+    def _block(self) -> int:
+        """How many new points to handle at once so that [points × map] arrays stay around `_BLOCK_ENTRIES`."""
+        return max(1, _BLOCK_ENTRIES // max(len(self), 1))
+
     def place(
         self, embeddings: Mapping[str, Any] | np.ndarray, steps: int = 100, init: np.ndarray | None = None
     ) -> np.ndarray:
-        """2-D coordinates [m, 2] for new points; each is placed against the fixed map independently."""
+        """2-D coordinates [m, 2] for new points; each is placed against the fixed map independently.
+
+        Many points are placed in blocks (memory stays bounded on a large map; a block shares one
+        L-BFGS run, whose objective is a sum of independent per-point terms).
+        """
         query = self.as_aspects(embeddings)
+        m = len(next(iter(query.values())))
+        block = self._block()
+        if m > block:
+            starts = range(0, m, block)
+            return np.concatenate(
+                [
+                    self.place(
+                        {a: q[i : i + block] for a, q in query.items()},
+                        steps,
+                        None if init is None else np.asarray(init).reshape(-1, 2)[i : i + block],
+                    )
+                    for i in starts
+                ]
+            )
         dist = _distances(query, self.units, self.active)
         if init is None:
             nearest = np.argpartition(dist, min(self.neighbours, len(self)) - 1, axis=1)[:, : self.neighbours]
@@ -341,6 +373,125 @@ class SemanticMap:
             **_layout_stats(conditional, self.coords[keep]),
         )
 
+    def append(
+        self,
+        ids: list[str],
+        embeddings: Mapping[str, Any] | np.ndarray,
+        coords: np.ndarray,
+        labels: list[str] | None = None,
+    ) -> SemanticMap:
+        """This map plus placed points (`coords` from `place`); every existing point stays where it was.
+
+        Each new point's β and S are calibrated on its nearest map points, and its row_kl is its own
+        row's term of the layout's KL, so later points are placed against it like against any other.
+        """
+        ids = [str(i) for i in ids]
+        clash = sorted(set(ids) & set(self.ids))
+        if clash or len(set(ids)) != len(ids):
+            raise ValueError(f"map points must be unique: {clash[:5] or 'repeated ids'} given again")
+        if not isinstance(embeddings, Mapping) and len(self.aspects) == 1:
+            embeddings = {self.aspects[0]: embeddings}
+        missing = [a for a in self.aspects if not isinstance(embeddings, Mapping) or a not in embeddings]
+        if missing:
+            raise ValueError(f"missing embeddings for aspect(s) {missing}: the map stores every aspect")
+        query = self.as_aspects(embeddings)
+        stored = {a: np.asarray(embeddings[a], dtype=np.float32).reshape(len(ids), -1) for a in self.aspects}
+        wrong = [a for a in self.aspects if stored[a].shape[1] != self.embeddings[a].shape[1]]
+        if wrong:
+            raise ValueError(f"aspect(s) {wrong}: embeddings of another dimension than the map's")
+        y = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+        if len(y) != len(ids) or any(len(q) != len(ids) for q in query.values()):
+            raise ValueError(f"{len(ids)} ids, {len(y)} coordinates and embeddings of other lengths")
+        z_sum = self.z_sum + 2 * self._kernel_to(y) + _kernel_sum(y)
+        betas: list[np.ndarray] = []
+        row_sums: list[np.ndarray] = []
+        row_kl: list[np.ndarray] = []
+        for start in range(0, len(ids), self._block()):
+            rows = slice(start, start + self._block())
+            stats = self._new_point_stats({a: q[rows] for a, q in query.items()}, y[rows], z_sum)
+            for out, values in zip((betas, row_sums, row_kl), stats):
+                out.append(values)
+        if self.labels is None and labels is not None:
+            raise ValueError("this map has no labels, so new points cannot bring any")
+        new_labels = None if self.labels is None else [*self.labels, *(labels or [""] * len(ids))]
+        return replace(
+            self,
+            ids=[*self.ids, *ids],
+            labels=new_labels,
+            embeddings={a: np.concatenate([e, stored[a]]) for a, e in self.embeddings.items()},
+            coords=np.concatenate([self.coords, y]),
+            betas=np.concatenate([self.betas, *betas]),
+            row_sums=np.concatenate([self.row_sums, *row_sums]),
+            row_kl=np.concatenate([self.row_kl, *row_kl]),
+            z_sum=float(z_sum),
+        )
+
+    def remove(self, ids: list[str]) -> SemanticMap:
+        """This map without some points; the rest keep their coordinates and statistics, Z loses their terms.
+
+        `without` recomputes every point's statistics instead (exact, and O(n²) on the corpus).
+        """
+        position = {i: row for row, i in enumerate(self.ids)}
+        unknown = [i for i in ids if i not in position]
+        if unknown:
+            raise ValueError(f"not on this map: {unknown[:5]}")
+        rows = np.asarray(sorted(position[i] for i in set(ids)), dtype=np.int64)
+        keep = np.delete(np.arange(len(self)), rows)
+        gone = self.coords[rows]
+        smaller = replace(
+            self,
+            ids=[self.ids[i] for i in keep],
+            labels=None if self.labels is None else [self.labels[i] for i in keep],
+            embeddings={a: e[keep] for a, e in self.embeddings.items()},
+            coords=self.coords[keep],
+            betas=self.betas[keep],
+            row_sums=self.row_sums[keep],
+            row_kl=self.row_kl[keep],
+        )
+        smaller.z_sum = float(self.z_sum - 2 * smaller._kernel_to(gone) - _kernel_sum(gone))
+        return smaller
+
+    def _kernel_to(self, y: np.ndarray) -> float:
+        """Σ over new points y and map points j of (1 + |y − y_j|²)^-1."""
+        total = 0.0
+        for start in range(0, len(y), self._block()):
+            block = y[start : start + self._block()]
+            total += float((1.0 / (1.0 + ((block[:, None, :] - self.coords[None]) ** 2).sum(-1))).sum())
+        return total
+
+    def _new_point_stats(
+        self, query: Mapping[str, np.ndarray], y: np.ndarray, z_sum: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """β, S and row_kl of new points at `y`, from their k nearest map points (as `layout` computes them)."""
+        sq = _distances(query, self.units, self.active).astype(np.float64) ** 2
+        near = np.argpartition(sq, self.k - 1, axis=1)[:, : self.k]
+        near_sq = np.take_along_axis(sq, near, 1)
+        betas, row_sums = _calibrate(near_sq, self.perplexity)
+        given_new = np.exp(-near_sq * betas[:, None]) / row_sums[:, None]
+        v = np.exp(-near_sq * self.betas[near])
+        new_given = v / (self.row_sums[near] + v)
+        joint = (given_new + new_given) / (2 * (len(self) + 1))
+        log_q = -np.log1p(((y[:, None, :] - self.coords[near]) ** 2).sum(-1)) - np.log(z_sum)
+        row_kl = (given_new * (np.log(np.clip(joint, 1e-300, None)) - log_q)).sum(1)
+        return betas, row_sums, row_kl
+
+    def nearest(self, coords: np.ndarray, k: int, among: np.ndarray | None = None) -> np.ndarray:
+        """Rows [m, k] of the map points (only rows `among`, if given) nearest to each 2-D position, nearest first."""
+        y = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+        rows = np.arange(len(self)) if among is None else np.asarray(among, dtype=np.int64)
+        k = min(k, len(rows))
+        out = np.zeros((len(y), k), dtype=np.int64)
+        if k == 0:
+            return out
+        candidates = self.coords[rows]
+        for start in range(0, len(y), self._block()):
+            block = y[start : start + self._block()]
+            sq = ((block[:, None, :] - candidates[None]) ** 2).sum(-1)
+            part = np.argpartition(sq, k - 1, axis=1)[:, :k]
+            order = np.argsort(np.take_along_axis(sq, part, 1), axis=1, kind="stable")
+            out[start : start + len(block)] = rows[np.take_along_axis(part, order, 1)]
+        return out
+
     def save(self, path: str | Path) -> Path:
         """A directory a web service can load: map.json, points.parquet, embeddings.npz, pca.npz."""
         import pandas as pd
@@ -376,14 +527,21 @@ class SemanticMap:
         np.savez(path / "pca.npz", **pcas)
         return path
 
+    @staticmethod
+    def manifest(path: str | Path) -> dict[str, Any]:
+        """A saved map's `map.json` (aspects, weights, number of points) without loading the map."""
+        meta = versions.resolve(path) / "map.json"
+        if not meta.is_file():
+            raise FileNotFoundError(f"{path} is not a saved map: map.json is missing")
+        return json.loads(meta.read_text())
+
     @classmethod
     def load(cls, path: str | Path) -> SemanticMap:
+        """A saved map directory, or the current version of a versioned root."""
         import pandas as pd
 
-        path = Path(path)
-        if not (path / "map.json").is_file():
-            raise FileNotFoundError(f"{path} is not a saved map: map.json is missing")
-        meta = json.loads((path / "map.json").read_text())
+        path = versions.resolve(path)
+        meta = cls.manifest(path)
         if meta.get("format") != FORMAT_VERSION:
             raise ValueError(f"{path}: map format {meta.get('format')} is not supported (expected {FORMAT_VERSION})")
         points = pd.read_parquet(path / "points.parquet")
@@ -520,6 +678,32 @@ def layout(
         labels=None if labels is None else [str(x) for x in labels],
         neighbours=neighbours,
         **_layout_stats(conditional, coords),
+    )
+
+
+def layout_papers(
+    corpus: Any, model: Any, cfg: Any, label_col: str | None = None, batch_size: int = 64
+) -> SemanticMap:
+    """The map of a validated corpus: title + abstract embedded with every aspect of `model`, laid out by `cfg`.
+
+    `cfg` is a `MapConfig`; papers are embedded as the search index embeds them, so a paper's map
+    point and its search vectors come from the same text.
+    """
+    from semcse.data.schema import paper_text
+    from semcse.models.aspects import encode_aspects
+
+    vectors = encode_aspects(model, paper_text(corpus).tolist(), batch_size=batch_size)
+    labels = corpus[label_col].astype(str).tolist() if label_col and label_col in corpus else None
+    return layout(
+        corpus["id"].astype(str).tolist(),
+        vectors,
+        cfg.weights,
+        labels=labels,
+        perplexity=cfg.perplexity,
+        iterations=cfg.iterations,
+        seed=cfg.seed,
+        pca_components=cfg.pca_components,
+        neighbours=cfg.neighbours,
     )
 
 

@@ -1,10 +1,11 @@
-"""The end-to-end pipeline: validate → generate → train → evaluate → register → index → serve.
+"""The end-to-end pipeline: validate → generate → train → evaluate → register → index → map → serve.
 
 Each step writes under one run directory and logs under one MLflow parent run. The state file
 `<run_dir>/pipeline.json` records each finished step with its outputs, so a rerun after a crash
 skips what is done (generation is never redone because training died) and keeps logging into
 the same parent run. `start`/`until` run a slice; a slice that needs an earlier step's outputs
-says which step to run first.
+says which step to run first. The index and the map are versioned roots (`semcse.versions`), so a
+corpus update (`semcse.update`) can publish grown versions that served apps pick up.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from semcse.config import ConfigError, RunConfig
 from semcse.tracking import Tracker, set_alias
 
 log = logging.getLogger(__name__)
-STEPS = ("validate", "generate", "train", "evaluate", "register", "index", "serve")
+STEPS = ("validate", "generate", "train", "evaluate", "register", "index", "map", "serve")
 STATE_FILE = "pipeline.json"
 
 
@@ -152,6 +153,7 @@ class Pipeline:
             "evaluate": self.evaluate,
             "register": self.register,
             "index": self.index,
+            "map": self.map,
             "serve": self.serve,
         }
 
@@ -300,18 +302,39 @@ class Pipeline:
             return {"index": None}
         from semcse.search import run_index
 
-        report = run_index(self._on_validated({}), self.state.outputs("train")["model"], self.run_dir / "index")
-        return {"index": str(report.out), "papers": report.papers}
+        model = self.state.outputs("train")["model"]
+        report = run_index(self._on_validated({}), model, self.run_dir / "index", versioned=True)
+        return {"index": str(report.out), "papers": report.papers, "model": model, "version": report.version}
+
+    def map(self) -> dict[str, Any]:
+        """The corpus laid out with the trained model (`map` settings), for `semcse map`, the map app and updates."""
+        if not self.cfg.pipeline.build_map:
+            return {"map": None}
+        from semcse import versions
+        from semcse.data.io import read_corpus
+        from semcse.maps import layout_papers
+        from semcse.models.unified import load_encoder
+
+        model = self.state.outputs("train")["model"]
+        frame = read_corpus(self.state.outputs("validate")["corpus"])
+        batch = self.cfg.evaluation.batch_size
+        semantic_map = layout_papers(frame, load_encoder(model), self.cfg.map, self.cfg.corpus.label_col, batch)
+        out = self.run_dir / "map"
+        version, _ = versions.publish(out, "build", semantic_map.save)
+        return {"map": str(out), "points": len(semantic_map), "model": model, "version": version}
 
     def serve(self) -> dict[str, Any]:
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
         from semcse.serving import run_serve
 
+        built_map = self.state.steps.get("map", {}).get("outputs", {}).get("map")
         settings = self.cfg.serve.model_copy(
             update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
+            | ({"map": built_map} if built_map else {})
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
+        apps += ["map"] if built_map else []
         report = run_serve(self.cfg.model_copy(update={"serve": settings}), self.cfg.pipeline.serve_config, apps)
         for line in report.status_lines():
             log.info(line, extra=logs.stage("serve"))

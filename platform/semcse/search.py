@@ -3,7 +3,9 @@
 Layout of a search directory (written by the index stage, `run_index`: `semcse index build` and the
 pipeline's index step):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
-and label when the corpus has one), and one `VectorIndex` directory per aspect.
+and label when the corpus has one), and one `VectorIndex` directory per aspect. The pipeline keeps
+its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
+corpus update publishes a grown copy (`add`, `remove`) as the next version.
 
 Weighted search is exact for any weights: it ranks every paper by `Σ_a α_a s_a(q, v)` (normalised
 α), because that sum is one inner product over the papers' aspect vectors laid side by side.
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from semcse import versions
 from semcse.config import ConfigError, RunConfig
 from semcse.index import Metric, VectorIndex, VectorIndexError
 
@@ -81,12 +84,43 @@ class SearchIndex:
 
     @classmethod
     def load(cls, directory: str | Path) -> SearchIndex:
-        directory = Path(directory)
-        if not (directory / MANIFEST).is_file():
-            raise FileNotFoundError(f"{directory} is not a search index: {MANIFEST} is missing (semcse index build)")
-        manifest = json.loads((directory / MANIFEST).read_text())
+        """An index directory, or the current version of a versioned root."""
+        directory = versions.resolve(directory)
+        manifest = cls.manifest(directory)
         indexes = {a: VectorIndex.load(directory / manifest["dirs"][a]) for a in manifest["aspects"]}
         return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS))
+
+    @staticmethod
+    def manifest(directory: str | Path) -> dict[str, Any]:
+        """An index's `search.json` (model reference, aspects, size) without loading its vectors."""
+        path = versions.resolve(directory) / MANIFEST
+        if not path.is_file():
+            raise FileNotFoundError(f"{directory} is not a search index: {MANIFEST} is missing (semcse index build)")
+        return json.loads(path.read_text())
+
+    def add(self, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray]) -> None:
+        """Append papers (one [m, d] array per aspect); they are searchable with every weighting at once."""
+        if set(vectors) != set(self.aspects):
+            raise VectorIndexError(f"vectors for aspects {sorted(vectors)}; this index has {self.aspects}")
+        ids = [str(i) for i in ids]
+        clash = sorted(set(ids) & set(self.papers["id"].astype(str)))
+        if clash or len(set(ids)) != len(ids):
+            raise VectorIndexError(f"papers already in the index or given twice: {clash[:5] or ids}")
+        if len(titles) != len(ids):
+            raise VectorIndexError(f"{len(titles)} titles for {len(ids)} papers")
+        for aspect, index in self.indexes.items():
+            index.add(vectors[aspect], ids if index.ids is not None else None)
+        added = pd.DataFrame({"id": ids, "title": [str(t) for t in titles]})
+        self.papers = pd.concat([self.papers, added], ignore_index=True)
+        self._stacked = None
+
+    def remove(self, ids: list[str]) -> None:
+        """Drop papers by id (all their aspect vectors); the others keep their order."""
+        rows = [self.row_of(str(i)) for i in ids]
+        for index in self.indexes.values():
+            index.remove(rows)
+        self.papers = self.papers.drop(index=rows).reset_index(drop=True)
+        self._stacked = None
 
     def row_of(self, paper_id: str) -> int:
         rows = np.flatnonzero(self.papers["id"].to_numpy() == paper_id)
@@ -218,10 +252,15 @@ class IndexReport:
     papers: int
     aspects: list[str]
     dim: int
+    version: str | None = None  # the version published, when `out` is a versioned root
 
 
-def run_index(cfg: RunConfig, model: str, out: str | Path) -> IndexReport:
-    """The index stage: embed every paper of `corpus.path` with every aspect of `model`; save the index at `out`."""
+def run_index(cfg: RunConfig, model: str, out: str | Path, versioned: bool = False) -> IndexReport:
+    """The index stage: embed every paper of `corpus.path` with every aspect of `model`; save the index at `out`.
+
+    `versioned` publishes it as the first version of a versioned root (`semcse.versions`), which the
+    pipeline does so corpus updates can later publish grown copies beside it.
+    """
     from semcse.data.io import read_corpus
     from semcse.models.unified import load_encoder
 
@@ -230,5 +269,9 @@ def run_index(cfg: RunConfig, model: str, out: str | Path) -> IndexReport:
     frame = read_corpus(cfg.corpus.path, cfg.corpus)
     encoder = load_encoder(model, cfg.tracking)
     index = build_from_corpus(frame, model, encoder, batch_size=cfg.evaluation.batch_size)
-    index.save(out)
-    return IndexReport(Path(out), model, len(frame), index.aspects, index.dim)
+    version = None
+    if versioned:
+        version, _ = versions.publish(out, "build", index.save)
+    else:
+        index.save(out)
+    return IndexReport(Path(out), model, len(frame), index.aspects, index.dim, version)

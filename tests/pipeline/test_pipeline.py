@@ -55,7 +55,7 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
 
     again = Pipeline(cfg).run()
     assert again.steps["train"] == state.steps["train"], "a rerun must not retrain"
-    assert set(again.steps) == {"validate", "generate", "train", "evaluate", "register", "index", "serve"}
+    assert set(again.steps) == {"validate", "generate", "train", "evaluate", "register", "index", "map", "serve"}
     register = again.steps["register"]["outputs"]
     client = Tracker(cfg.tracking).client
     version = again.steps["train"]["outputs"]["version"]

@@ -11,12 +11,18 @@ directory holding outputs of different settings (two models, changed prompts) un
 combine them, and they refuse duplicated rows (the same id, kind, prompt and sample twice).
 Appending a line is atomic enough for a log: a torn last line (a crash mid-write) is ignored, and
 the shard it announced is simply generated again.
+
+A unit belongs to the latest shard that lists it under its settings (its *claim*), and readers take
+each unit's rows from that shard only, so an abstract that was edited and generated again is read
+in its new version, never in both. An `invalidate` line (a paper replaced in a living corpus)
+withdraws the claims made before it: those units count as not done, and their old rows are hidden
+until they are generated again.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,7 @@ TEXT_COLUMNS = ("id", "kind", "text")
 TEXT_IDENTITY = ("id", "kind", "prompt_id", "sample")
 JUDGEMENT_COLUMNS = ("a", "b", "aspect", "score")
 JUDGEMENT_IDENTITY = ("a", "b", "aspect")
+PAIR_SEP = "\t"
 
 
 class GeneratedDataError(ValueError):
@@ -53,6 +60,7 @@ class Manifest:
     directory: Path
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     shards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    claims: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, directory: str | Path) -> Manifest:
@@ -68,20 +76,42 @@ class Manifest:
             if entry.get("type") == "settings":
                 manifest.settings[entry["key"]] = entry["settings"]
             elif entry.get("type") == "shard" and shard_path(manifest.directory, entry["key"]).is_file():
-                manifest.shards[entry["key"]] = entry
+                manifest._claim(entry)
+            elif entry.get("type") == "invalidate":
+                manifest._withdraw(entry["units"])
         return manifest
+
+    def _claim(self, entry: dict[str, Any]) -> None:
+        self.shards[entry["key"]] = entry
+        claims = self.claims.setdefault(entry["settings"], {})
+        for unit, content in entry["units"].items():
+            claims[unit] = (entry["key"], content)
+
+    def _withdraw(self, units: Iterable[str]) -> None:
+        for claims in self.claims.values():
+            for unit in units:
+                claims.pop(unit, None)
 
     @property
     def path(self) -> Path:
         return self.directory / MANIFEST
 
     def finished_units(self, key: str) -> dict[str, str]:
-        """{unit: content hash} of every unit finished under the settings `key`."""
-        units: dict[str, str] = {}
-        for shard in self.shards.values():
-            if shard["settings"] == key:
-                units.update(shard["units"])
-        return units
+        """{unit: content hash} of every unit finished under the settings `key` (and not invalidated since)."""
+        return {unit: content for unit, (_, content) in self.claims.get(key, {}).items()}
+
+    def claimed(self, shard: str) -> set[str]:
+        """The units whose rows are read from `shard`: those it lists that no later shard or invalidation took."""
+        entry = self.shards[shard]
+        claims = self.claims.get(entry["settings"], {})
+        return {unit for unit in entry["units"] if claims.get(unit, ("",))[0] == shard}
+
+    def invalidate(self, units: Iterable[str]) -> None:
+        """Withdraw every claim on `units` (e.g. papers whose text was replaced): they are to be generated again."""
+        units = sorted({str(u) for u in units})
+        if units:
+            self._append({"type": "invalidate", "units": units})
+            self._withdraw(units)
 
     def add_shard(self, shard: str, table: pa.Table, settings: dict[str, Any], units: dict[str, str]) -> Path:
         """The contract's one writer: write a shard atomically, then log it (and its settings) as finished."""
@@ -108,8 +138,8 @@ class Manifest:
             handle.flush()
 
     def used_settings(self) -> dict[str, dict[str, Any]]:
-        """The settings that at least one finished shard was made with."""
-        return {key: self.settings.get(key, {}) for key in dict.fromkeys(s["settings"] for s in self.shards.values())}
+        """The settings that at least one finished (and still claimed) unit was made with."""
+        return {key: self.settings.get(key, {}) for key, claims in self.claims.items() if claims}
 
 
 def write_generated(
@@ -128,20 +158,34 @@ def describe_settings(settings: dict[str, Any]) -> str:
     return ", ".join(f"{k}={settings[k]}" for k in ("task", "model", "engine", "temperature") if k in settings)
 
 
-def read_generated(
-    path: str | Path, columns: Iterable[str], identity: Iterable[str], combine: bool = False
-) -> pd.DataFrame:
-    """Rows of a generation directory (what its manifest names) or of one Parquet file, validated.
+def _claimed_rows(manifest: Manifest, shard: str, unit_of: Callable[[pd.DataFrame], pd.Series]) -> pd.DataFrame:
+    """A shard's rows of the units it still claims (all of them, unless a unit was regenerated or invalidated)."""
+    frame = pd.read_parquet(shard_path(manifest.directory, shard))
+    claimed = manifest.claimed(shard)
+    if len(claimed) == len(manifest.shards[shard]["units"]):
+        return frame
+    return frame[unit_of(frame).astype(str).isin(claimed).to_numpy()]
 
-    Raises `GeneratedDataError` when the path is missing, lacks the contract's columns, mixes the
-    outputs of different settings (unless `combine`), or holds the same identity twice.
+
+def read_generated(
+    path: str | Path,
+    columns: Iterable[str],
+    identity: Iterable[str],
+    combine: bool = False,
+    unit_of: Callable[[pd.DataFrame], pd.Series] = lambda frame: frame["id"],
+) -> pd.DataFrame:
+    """Rows of a generation directory (each unit's rows from the shard that claims it) or of one Parquet file.
+
+    `unit_of` names each row's unit (the paper id for texts, the pair for judgements). Raises
+    `GeneratedDataError` when the path is missing, lacks the contract's columns, mixes the outputs of
+    different settings (unless `combine`), or holds the same identity twice.
     """
     path = Path(path)
     if not path.exists():
         raise GeneratedDataError(f"generated outputs not found: {path}")
     if path.is_dir():
         manifest = Manifest.load(path)
-        if not manifest.shards:
+        if not manifest.used_settings():
             raise GeneratedDataError(
                 f"{path}: no finished shards listed in its {MANIFEST}; write it with `semcse generate --out {path}`"
             )
@@ -152,7 +196,8 @@ def read_generated(
                 f"{path} holds outputs of {len(used)} different generation settings ({listed}); use one "
                 "directory per setting, or combine them on purpose with --set generation.combine_settings=true"
             )
-        frame = pd.concat([pd.read_parquet(shard_path(path, key)) for key in manifest.shards], ignore_index=True)
+        live = [key for key in manifest.shards if manifest.claimed(key)]
+        frame = pd.concat([_claimed_rows(manifest, key, unit_of) for key in live], ignore_index=True)
     else:
         frame = pd.read_parquet(path)
     check_rows(frame, path, columns, identity)
@@ -203,5 +248,9 @@ def summaries_by_id(texts: pd.DataFrame, kind: str) -> dict[str, list[str]]:
 
 def read_judgements(path: str | Path, combine: bool = False) -> pd.DataFrame:
     """Generated pairwise judgements (a, b, aspect, score) with string ids; see `read_generated`."""
-    frame = read_generated(path, JUDGEMENT_COLUMNS, JUDGEMENT_IDENTITY, combine)
+    frame = read_generated(path, JUDGEMENT_COLUMNS, JUDGEMENT_IDENTITY, combine, _pair_unit)
     return frame.assign(a=frame["a"].astype(str), b=frame["b"].astype(str))
+
+
+def _pair_unit(frame: pd.DataFrame) -> pd.Series:
+    return frame["a"].astype(str) + PAIR_SEP + frame["b"].astype(str)

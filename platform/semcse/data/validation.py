@@ -4,6 +4,11 @@ Every row read either goes on (accepted) or into the rejects table with a `reaso
 countable category) and a `detail` (what exactly was wrong), so that `in = accepted + rejected`
 always holds and nothing is silently dropped. Checks are vectorised over pandas columns so a
 100k-row corpus validates in seconds.
+
+New rows for an existing corpus (`validate(..., against=corpus)`) are also checked against it: an
+id the corpus already holds with the same title and abstract is *skipped* (counted, not added
+again), the same id with another text is rejected as a conflict unless `replace` is set, in which
+case it is accepted and listed as replacing the old paper. Then `in = accepted + skipped + rejected`.
 """
 
 from __future__ import annotations
@@ -27,16 +32,23 @@ _INTERNAL = ("__line", "__source", BAD_UTF8)
 
 @dataclass
 class ValidationCounts:
-    """Counts that always reconcile: total = accepted + rejected, rejected = Σ reasons."""
+    """Counts that always reconcile: total = accepted + skipped + rejected, rejected = Σ reasons.
+
+    `skipped` (already in the corpus, unchanged) and `replaced` (accepted rows that replace a paper
+    of the corpus) are only ever non-zero when rows are validated against an existing corpus.
+    """
 
     sources: list[str]
     total: int
     accepted: int
     rejected: int
     reasons: dict[str, int] = field(default_factory=dict)
+    skipped: int = 0
+    replaced: int = 0
 
     def __post_init__(self) -> None:
-        if self.total != self.accepted + self.rejected or self.rejected != sum(self.reasons.values()):
+        reconciles = self.total == self.accepted + self.skipped + self.rejected
+        if not reconciles or self.rejected != sum(self.reasons.values()) or self.replaced > self.accepted:
             raise AssertionError(f"validation counts do not reconcile: {self}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,6 +58,8 @@ class ValidationCounts:
             "accepted": self.accepted,
             "rejected": self.rejected,
             "reasons": dict(self.reasons),
+            "skipped": self.skipped,
+            "replaced": self.replaced,
         }
 
 
@@ -54,6 +68,8 @@ class ValidatedCorpus:
     accepted: pd.DataFrame
     rejects: pd.DataFrame
     report: ValidationCounts
+    skipped: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write accepted rows, rejects and the report under `out_dir`."""
@@ -68,16 +84,38 @@ class ValidatedCorpus:
         return paths
 
 
+def merge_additions(corpus: pd.DataFrame, accepted: pd.DataFrame) -> pd.DataFrame:
+    """`corpus` grown by accepted additions: papers they replace leave their place, new versions go last.
+
+    Merging into a corpus that already holds these rows gives the same corpus, so a merge that was
+    interrupted after its write can simply be done again.
+    """
+    kept = corpus[~corpus[ID].astype(str).isin(set(accepted[ID].astype(str)))]
+    return pd.concat([kept, accepted], ignore_index=True)
+
+
 def _raw_record(row: pd.Series, extra: list[str]) -> str:
     record = {k: row[k] for k in (ID, TITLE, ABSTRACT, *extra)}
     return json.dumps(record, ensure_ascii=False, default=str)
 
 
-def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
-    """Apply every row check in priority order; the first failing check names the reason."""
+def _clean(text: pd.Series) -> pd.Series:
+    """Text as an accepted row stores it: control characters blanked, outer whitespace stripped."""
+    return text.str.replace(_CONTROL, " ", regex=True).str.strip()
+
+
+def validate(
+    raw: RawCorpus, cfg: CorpusConfig, against: pd.DataFrame | None = None, replace: bool = False
+) -> ValidatedCorpus:
+    """Apply every row check in priority order; the first failing check names the reason.
+
+    With `against` (a validated corpus) the rows are additions to it: see the module docstring.
+    """
     frame = raw.frame
     reasons = pd.Series("", index=frame.index, dtype=object)
     details = pd.Series("", index=frame.index, dtype=object)
+    skip = pd.Series(False, index=frame.index)
+    replacing = pd.Series(False, index=frame.index)
 
     def flag(mask: pd.Series, reason: str, detail: pd.Series | str) -> None:
         mask = mask & (reasons == "")
@@ -119,20 +157,38 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
             "an earlier row has the same id",
         )
         frame = frame.assign(**{ID: ids})
+        if against is not None:
+            known = against.assign(**{ID: against[ID].astype(str)}).set_index(ID)
+            present = (reasons == "") & ids.isin(known.index)
+            old = known.reindex(ids.where(present))
+            same = (_clean(title).to_numpy() == old[TITLE].to_numpy()) & (
+                _clean(abstract).to_numpy() == old[ABSTRACT].to_numpy()
+            )
+            skip = present & same
+            conflict = present & ~same
+            if replace:
+                replacing = conflict
+            else:
+                flag(
+                    conflict,
+                    "conflicting id",
+                    "the corpus already holds this id with another title or abstract (--replace replaces it)",
+                )
 
-    ok = reasons == ""
+    ok = (reasons == "") & ~skip
     extra = [c for c in frame.columns if c not in (ID, TITLE, ABSTRACT, *_INTERNAL)]
     accepted = frame.loc[ok].drop(columns=[c for c in _INTERNAL if c in frame.columns]).reset_index(drop=True)
     if len(accepted):
         for column in (TITLE, ABSTRACT):
-            accepted[column] = accepted[column].str.replace(_CONTROL, " ", regex=True).str.strip()
-    rejected_rows = frame.loc[~ok]
+            accepted[column] = _clean(accepted[column])
+    rejected = reasons != ""
+    rejected_rows = frame.loc[rejected]
     rejects = pd.DataFrame(
         {
             "source": rejected_rows.get("__source", pd.Series(dtype=object)).astype(str).tolist(),
             "line": rejected_rows.get("__line", pd.Series(dtype=np.int64)).astype(np.int64).tolist(),
-            REASON: reasons[~ok].tolist(),
-            "detail": details[~ok].tolist(),
+            REASON: reasons[rejected].tolist(),
+            "detail": details[rejected].tolist(),
             ID: rejected_rows.get(ID, pd.Series(dtype=object)).astype(str).tolist(),
             "raw": [_raw_record(r, extra) for _, r in rejected_rows.iterrows()],
         }
@@ -149,14 +205,18 @@ def validate(raw: RawCorpus, cfg: CorpusConfig) -> ValidatedCorpus:
             }
         )
         rejects = pd.concat([rejects, broken], ignore_index=True)
+    skipped = frame.loc[skip, ID].tolist() if len(frame) else []
+    replaced = frame.loc[replacing & ok, ID].tolist() if len(frame) else []
     report = ValidationCounts(
         sources=raw.sources,
         total=raw.total,
         accepted=len(accepted),
         rejected=len(rejects),
         reasons=dict(Counter(rejects[REASON]).most_common()),
+        skipped=len(skipped),
+        replaced=len(replaced),
     )
-    return ValidatedCorpus(accepted=accepted, rejects=rejects, report=report)
+    return ValidatedCorpus(accepted, rejects, report, skipped=skipped, replaced=replaced)
 
 
 @dataclass

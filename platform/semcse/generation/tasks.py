@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from semcse.config import ConfigError, GenerationConfig
+from semcse.data.generated import PAIR_SEP
 from semcse.data.schema import ABSTRACT, ID, JUDGEMENTS_SCHEMA, TEXTS_SCHEMA, TITLE
 from semcse.generation import parsing, prompts
 from semcse.generation.parsing import Parsed
@@ -30,7 +31,6 @@ from semcse.generation.tokens import TokenCounter
 log = logging.getLogger(__name__)
 
 UNIT = "unit"
-PAIR_SEP = "\t"
 
 
 @dataclass(frozen=True)

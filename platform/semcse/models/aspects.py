@@ -22,13 +22,17 @@ def aspects_of(model: Any) -> list[str]:
     return list(getattr(model, "aspects", None) or [""])
 
 
-def encode_aspects(model: Any, texts: list[str]) -> dict[str, np.ndarray]:
-    """{aspect: float32 [n, d]} for single-vector (`aspects == [""]`) and multi-aspect models alike."""
+def encode_aspects(model: Any, texts: list[str], batch_size: int | None = None) -> dict[str, np.ndarray]:
+    """{aspect: float32 [n, d]} for single-vector (`aspects == [""]`) and multi-aspect models alike.
+
+    `batch_size` (texts per forward pass) is passed on only when given, so the model keeps its own default.
+    """
     aspects = aspects_of(model)
+    options = {"batch_size": batch_size} if batch_size else {}
     if aspects == [""]:
-        out: Mapping[str, Any] = {"": model.encode(texts)}
+        out: Mapping[str, Any] = {"": model.encode(texts, **options)}
     else:
-        out = model.encode(texts, aspects=aspects)
+        out = model.encode(texts, aspects=aspects, **options)
         missing = [a for a in aspects if a not in out]
         if missing:
             raise MissingAspectError(f"model returned no vectors for aspect(s) {missing}")
