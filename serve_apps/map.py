@@ -21,12 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 
-from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
+from serve_apps.common import (
+    ApiError,
+    RequestBody,
+    bad_request,
+    configure,
+    create_api,
+    place_model,
+    required,
+    settings_from,
+)
 from serve_apps.decode import Decoders
 from serve_apps.live import Live
 
@@ -34,9 +43,7 @@ api = create_api("semcse map")
 PAGE = (Path(__file__).parent / "static" / "map.html").read_text(encoding="utf-8")
 
 
-class Weighted(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Weighted(RequestBody):
     weights: dict[str, float] | None = None
 
 
@@ -77,11 +84,11 @@ class MapExplorer:
     async def _map(self, weights: dict[str, float] | None) -> Any:
         """The saved layout, or the layout for other weights: cached per map version, else a new t-SNE run
         (in a thread: it takes seconds)."""
-        from semcse.maps import normalise_weights
+        from semcse.models.aspects import aspect_weights
 
         saved = await self.live.get()
         with bad_request(ValueError):
-            alpha = normalise_weights(weights or saved.weights, saved.aspects)
+            alpha = aspect_weights(weights or saved.weights, saved.aspects)
         if self._key(alpha) == self._key(saved.weights):
             return saved
         key = (self.live.version, self._key(alpha))

@@ -11,21 +11,28 @@ second or at once on `POST /search/reload`; `/health` says which version is serv
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from ray import serve
 from ray.serve.deployment import Application
 from semcse.config import ServeConfig
 from semcse.index import VectorIndexError
 
-from serve_apps.common import ApiError, bad_request, configure, create_api, place_model, required, settings_from
+from serve_apps.common import (
+    ApiError,
+    RequestBody,
+    bad_request,
+    configure,
+    create_api,
+    place_model,
+    required,
+    settings_from,
+)
 from serve_apps.live import Live
 
 api = create_api("semcse search")
 
 
-class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SearchRequest(RequestBody):
     query: str | None = Field(None, min_length=1)
     id: str | None = Field(None, min_length=1)
     k: int = Field(10, gt=0)

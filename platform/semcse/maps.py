@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from semcse import versions
+from semcse.models.aspects import aspect_weights
 
 FORMAT_VERSION = 1
 MIN_POINTS = 4
@@ -45,19 +46,6 @@ _BLOCK_ENTRIES = 2_000_000
 def _unit(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     return x / np.clip(np.linalg.norm(x, axis=-1, keepdims=True), _EPS, None)
-
-
-def normalise_weights(weights: Mapping[str, float] | None, aspects: list[str]) -> dict[str, float]:
-    """α summing to 1 over the map's aspects; no weights means all aspects count equally."""
-    if not weights:
-        return {a: 1.0 / len(aspects) for a in aspects}
-    unknown = sorted(set(weights) - set(aspects))
-    if unknown:
-        raise ValueError(f"weights name unknown aspects {unknown}; this map has {aspects}")
-    if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-        raise ValueError(f"aspect weights must be non-negative with a positive sum, got {dict(weights)}")
-    total = float(sum(weights.values()))
-    return {a: float(weights.get(a, 0.0)) / total for a in aspects}
 
 
 @dataclass
@@ -655,7 +643,7 @@ def layout(
             raise ValueError(f"aspect {aspect!r}: embeddings contain NaN or infinite values")
     if labels is not None and len(labels) != n:
         raise ValueError(f"{len(labels)} labels for {n} points")
-    alpha = normalise_weights(weights, list(arrays))
+    alpha = aspect_weights(weights, list(arrays))
     perplexity = float(min(perplexity, (n - 1) / 3))
     units = {a: _unit(e) for a, e in arrays.items()}
     betas, row_sums, conditional = _conditionals(

@@ -133,16 +133,14 @@ class SearchIndex:
         return {a: index.index.reconstruct(row)[None] for a, index in self.indexes.items()}
 
     def weights(self, weights: Mapping[str, float] | None) -> dict[str, float]:
-        """Normalised α over this index's aspects; none given means all aspects count equally."""
-        if not weights:
-            return {a: 1.0 / len(self.aspects) for a in self.aspects}
-        unknown = sorted(set(weights) - set(self.aspects))
-        if unknown:
-            raise VectorIndexError(f"weights name unknown aspect(s) {unknown}; this index has {self.aspects}")
-        if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise VectorIndexError(f"aspect weights must be non-negative with a positive sum, got {dict(weights)}")
-        total = float(sum(weights.values()))
-        return {a: float(w) / total for a, w in weights.items() if w > 0}
+        """Normalised α over this index's aspects without the zero-weight ones; none given: all count equally."""
+        from semcse.models.aspects import aspect_weights
+
+        try:
+            alpha = aspect_weights(weights, self.aspects)
+        except ValueError as exc:
+            raise VectorIndexError(str(exc)) from exc
+        return {a: w for a, w in alpha.items() if w > 0}
 
     @property
     def metric(self) -> str:

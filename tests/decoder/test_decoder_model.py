@@ -73,6 +73,14 @@ def test_wrong_embedding_dimension_is_a_clear_error(plain, bad):
         plain.perplexity(bad, ["a", "b"])
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_embeddings_are_a_clear_error(plain, value):
+    bad = np.zeros((1, 8))
+    bad[0, 3] = value
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        plain.decode(bad, max_new_tokens=2, temperature=0)
+
+
 def test_missing_decoder_directory_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a saved decoder"):
         EmbeddingDecoder.load(tmp_path)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from semcse.maps import SemanticMap, layout, normalise_weights
+from semcse.maps import SemanticMap, layout
+from semcse.models.aspects import aspect_weights
 
 
 def _nearest_on_map(semantic_map: SemanticMap, point: np.ndarray, k: int) -> np.ndarray:
@@ -109,8 +110,11 @@ def test_empty_or_inconsistent_corpus_is_refused():
         layout([], np.zeros((0, 8)))
     with pytest.raises(ValueError, match="expected 5 embeddings"):
         layout([f"p{i}" for i in range(5)], np.zeros((4, 8)))
-    with pytest.raises(ValueError, match="unknown aspects"):
-        normalise_weights({"species": 1.0}, ["topic"])
+    with pytest.raises(ValueError, match="unknown aspect"):
+        aspect_weights({"species": 1.0}, ["topic"])
+    for weights in ({"topic": float("nan")}, {"topic": float("inf")}, {"topic": -1.0}, {"topic": 0.0}):
+        with pytest.raises(ValueError, match="finite and non-negative with a positive sum"):
+            aspect_weights(weights, ["topic"])
 
 
 def test_affinity_gradients_include_the_bandwidth_calibration(topic_map):

@@ -8,6 +8,7 @@ evaluation consume.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,25 @@ import numpy as np
 
 class MissingAspectError(ValueError):
     """A model that lists an aspect but returned no vectors for it."""
+
+
+def aspect_weights(weights: Mapping[str, float] | None, aspects: list[str]) -> dict[str, float]:
+    """α over `aspects` summing to 1: how a weighted search or map combines the aspects' similarities.
+
+    No weights means every aspect counts equally. A weight must name a known aspect and be finite
+    and non-negative, with a positive sum: NaN passes every `< 0` test and would rank the corpus by
+    nothing at all, so it is refused here, once, for search, maps and the apps alike.
+    """
+    if not weights:
+        return {a: 1.0 / len(aspects) for a in aspects}
+    unknown = sorted(set(weights) - set(aspects))
+    if unknown:
+        raise ValueError(f"weights name unknown aspect(s) {unknown}; the aspects are {aspects}")
+    values = [float(w) for w in weights.values()]
+    if not all(math.isfinite(w) and w >= 0 for w in values) or sum(values) <= 0:
+        raise ValueError(f"aspect weights must be finite and non-negative with a positive sum, got {dict(weights)}")
+    total = sum(values)
+    return {a: float(weights.get(a, 0.0)) / total for a in aspects}
 
 
 def aspects_of(model: Any) -> list[str]:

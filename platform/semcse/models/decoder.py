@@ -154,6 +154,8 @@ class EmbeddingDecoder(nn.Module):
             raise ValueError(
                 f"expected embeddings of dimension {self.spec.embedding_dim}, got shape {tuple(tensor.shape)}"
             )
+        if not torch.isfinite(tensor).all():
+            raise ValueError("embeddings contain NaN or infinite values; there is no text to decode from them")
         return tensor.to(self.device)
 
     def prefix(self, embeddings: torch.Tensor | None, batch: int) -> torch.Tensor:
