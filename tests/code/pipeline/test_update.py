@@ -1,0 +1,329 @@
+"""Living corpora: a pipeline built on N abstracts takes M more and pays only for the M.
+
+One run is built (with generation by the tiny causal LM, an index and a map) and every test applies
+its own update to it, asserting on what changed relative to the state it found, so the tests hold
+in any order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from semcse import versions
+from semcse.config import ConfigError, RunConfig, load_config
+from semcse.data.generated import Manifest, read_texts
+from semcse.data.io import read_corpus
+from semcse.maps import SemanticMap
+from semcse.pipeline import Pipeline, PipelineState
+from semcse.search import SearchIndex
+from semcse.tracking import Tracker
+from semcse.update import STEPS, UPDATES_DIR, run_update
+
+from tests.fixtures.pipeline import write_config
+from tests.paths import REPO
+
+BASE = 34  # the first 34 sample abstracts are the corpus; the other 6 arrive later
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    pd.DataFrame(rows).to_json(path, orient="records", lines=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, tiny_causal_lm_dir, sample_records):
+    """A run built on 34 abstracts: tiny LM summaries, crops training, semantic evaluation, index and map."""
+    work = tmp_path_factory.mktemp("living")
+    corpus = _jsonl(work / "base.jsonl", sample_records[:BASE])
+    config = write_config(
+        work / "run.yaml",
+        work / "run",
+        mlflow_store,
+        corpus={"path": str(corpus)},
+        generation={
+            "model": str(tiny_causal_lm_dir),
+            "prompts": ["In summary, our research is concerned with"],
+            "samples_per_prompt": 1,
+            "max_new_tokens": 8,
+            "concurrency": 1,
+        },
+        training={"base_model": str(tiny_encoder_dir), "max_steps": 2, "eval_every": 2},
+        evaluation={"suites": ["semantic"], "bootstrap": 20, "plots": False},
+        map={"perplexity": 5, "iterations": 100},
+        pipeline={"build_index": True, "build_map": True},
+    )
+    cfg = load_config(config)
+    Pipeline(cfg).run(until="map")
+    return cfg, work
+
+
+def _snapshot(cfg: RunConfig) -> dict:
+    state = PipelineState.load(Path(cfg.run_dir))
+    index = SearchIndex.load(state.outputs("index")["index"])
+    semantic_map = SemanticMap.load(state.outputs("map")["map"])
+    return {
+        "corpus": read_corpus(state.outputs("validate")["corpus"]),
+        "index": list(index.papers["id"]),
+        "map": dict(zip(semantic_map.ids, map(tuple, semantic_map.coords))),
+        "texts": read_texts(state.outputs("generate")["texts"]),
+    }
+
+
+def _assert_consistent(cfg: RunConfig) -> dict:
+    """Corpus, generated texts, index and map hold the same papers, each once."""
+    now = _snapshot(cfg)
+    ids = list(now["corpus"]["id"])
+    assert len(set(ids)) == len(ids)
+    assert sorted(now["index"]) == sorted(ids) and sorted(now["map"]) == sorted(ids)
+    texts = now["texts"]
+    assert not texts.duplicated(["id", "kind", "prompt_id", "sample"]).any()
+    assert set(texts["id"]) <= set(ids)
+    return now
+
+
+@pytest.mark.slow
+def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypatch):
+    from semcse.models.encoder import TextEncoder
+
+    cfg, work = built
+    before = _snapshot(cfg)
+    new = sample_records[BASE:]
+    duplicate = sample_records[0]
+    conflicting = {**sample_records[1], "abstract": sample_records[1]["abstract"] + " A sentence added later."}
+    path = _jsonl(work / "batch-1.jsonl", [*new, duplicate, conflicting])
+    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]
+
+    embedded: list[str] = []
+    real_encode = TextEncoder.encode
+
+    def spy(self, texts, *args, **kwargs):
+        embedded.extend(texts)
+        return real_encode(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(TextEncoder, "encode", spy)
+    report = run_update(cfg, path)
+
+    m = len(new)
+    assert (report.new, report.added, report.skipped, report.rejected) == (m + 2, m, 1, 1)
+    assert report.new == report.added + report.skipped + report.rejected
+    assert report.reasons == {"conflicting id": 1}
+    rejects = pd.read_parquet(report.rejects)
+    assert list(rejects["id"]) == [conflicting["id"]] and "--replace" in rejects["detail"].iat[0]
+    # generation: only the M new abstracts, every earlier summary reused untouched
+    assert (report.generated, report.generation_reused) == (m, len(before["corpus"]))
+    now = _assert_consistent(cfg)
+    old_texts = before["texts"].set_index(["id", "prompt_id", "sample"])["text"]
+    assert now["texts"].set_index(["id", "prompt_id", "sample"])["text"].loc[old_texts.index].equals(old_texts)
+    assert set(now["texts"]["id"]) == set(before["corpus"]["id"]) | {r["id"] for r in new}
+    # the encoder was asked to embed exactly the M new papers
+    assert sorted(embedded) == sorted(f"{r['title']} {r['abstract']}".strip() for r in new)
+    # index N+M, old map points exactly where they were, new ones placed and reported
+    assert len(now["index"]) == len(before["index"]) + m == report.index["papers"]
+    assert all(now["map"][paper] == xy for paper, xy in before["map"].items())
+    assert set(report.landings) == {r["id"] for r in new}
+    for landing in report.landings.values():
+        assert len(landing["near"]) == 3 and all(n["id"] in before["map"] for n in landing["near"])
+    index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    paper = new[0]["id"]
+    assert index.search(index.stored(index.row_of(paper)), 1)[0].id == paper, "weighted search finds it at once"
+    # the model stays as it was: nothing was trained
+    assert PipelineState.load(Path(cfg.run_dir)).steps["train"] == trained and not report.retrained
+    # one MLflow run, a child of the run that built the corpus, with counts that reconcile
+    client = Tracker(cfg.tracking).client
+    run = client.get_run(report.run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["mlflow.parentRunId"] == PipelineState.load(Path(cfg.run_dir)).parent_run_id
+    metrics = run.data.metrics
+    assert metrics["update/new"] == metrics["update/added"] + metrics["update/skipped"] + metrics["update/rejected"]
+    assert metrics["update/index_papers"] == len(now["index"])
+    # the same file again: recognised as applied, nothing redone
+    again = run_update(cfg, path)
+    assert again.to_dict() == report.to_dict()
+
+
+@pytest.mark.slow
+def test_replace_invalidates_the_papers_texts_vectors_index_entry_and_map_point(built, sample_records):
+    cfg, work = built
+    before = _snapshot(cfg)
+    target = sample_records[2]
+    changed = {**target, "title": "A replaced title", "abstract": target["abstract"] + " Revised in proof."}
+    path = _jsonl(work / "replace.jsonl", [changed])
+
+    refused = run_update(cfg, path)
+    assert (refused.added, refused.rejected, refused.reasons) == (0, 1, {"conflicting id": 1})
+    assert _snapshot(cfg)["corpus"].equals(before["corpus"]), "a refused conflict changes nothing"
+
+    report = run_update(cfg, path, replace=True)
+    assert (report.added, report.replaced, report.generated) == (1, 1, 1)
+    now = _assert_consistent(cfg)
+    assert len(now["index"]) == len(before["index"]) and len(now["map"]) == len(before["map"])
+    corpus = now["corpus"].set_index("id")
+    assert corpus.loc[target["id"], "abstract"].endswith("Revised in proof.")
+    # one version of the paper's generated texts: the regenerated one
+    texts = now["texts"][now["texts"]["id"] == target["id"]]
+    assert len(texts) == 1
+    manifest = Manifest.load(PipelineState.load(Path(cfg.run_dir)).outputs("generate")["texts"])
+    (shard,) = [key for key in manifest.shards if target["id"] in manifest.claimed(key)]
+    assert list(manifest.shards[shard]["units"]) == [target["id"]]
+    index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    assert index.papers.set_index("id").loc[target["id"], "title"] == "A replaced title"
+    assert all(now["map"][p] == xy for p, xy in before["map"].items() if p != target["id"])
+
+
+class Killed(RuntimeError):
+    """Stands in for the process dying after a step's work, before the step is recorded."""
+
+
+@pytest.mark.slow
+def test_killed_after_any_step_the_rerun_finishes_the_same_update_once(built, repo_root):
+    cfg, work = built
+    before = _snapshot(cfg)
+    new = [r for r in _records(repo_root / "examples" / "demo_corpus.jsonl")[:3]]
+    path = _jsonl(work / "batch-kill.jsonl", new)
+
+    for step in STEPS:
+
+        def die(name: str, at: str = step) -> None:
+            if name == at:
+                raise Killed(at)
+
+        with pytest.raises(Killed):
+            run_update(cfg, path, on_step=die)
+    report = run_update(cfg, path)
+    assert (report.added, report.skipped, report.rejected) == (3, 0, 0)
+
+    now = _assert_consistent(cfg)
+    assert len(now["corpus"]) == len(before["corpus"]) + 3 and len(now["index"]) == len(before["index"]) + 3
+    assert all(now["map"][p] == xy for p, xy in before["map"].items())
+    assert set(now["texts"]["id"]) >= {r["id"] for r in new}
+    root = Path(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    assert versions.current(root).endswith(f"add-{report.key}")
+    assert not [p for p in root.iterdir() if p.name.startswith(".")], "no staging leftovers"
+    client = Tracker(cfg.tracking).client
+    runs = client.search_runs(
+        [client.get_run(report.run_id).info.experiment_id], filter_string=f"tags.`semcse.update` = '{report.key}'"
+    )
+    assert [r.info.run_id for r in runs] == [report.run_id], "one MLflow run, resumed by every rerun"
+    assert runs[0].info.status == "FINISHED"
+
+
+@pytest.mark.slow
+def test_sigkill_during_an_update_then_rerun_through_the_job_script(built, repo_root):
+    import ray
+
+    cfg, work = built
+    before = _snapshot(cfg)
+    new = [r for r in _records(repo_root / "examples" / "demo_corpus.jsonl")[3:9]]
+    path = _jsonl(work / "batch-sigkill.jsonl", new)
+    config = work / "run.yaml"
+    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+    command = [sys.executable, str(REPO / "jobs" / "pipeline.py"), "--config", str(config), "--add", str(path)]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    updates = Path(cfg.run_dir) / UPDATES_DIR
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        states = [PipelineState.load(p.parent) for p in updates.glob("*/pipeline.json")]
+        if any("corpus" in s.steps and "finish" not in s.steps for s in states):
+            break
+        assert first.poll() is None, "the update ended before it could be killed"
+        time.sleep(0.5)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+    assert "done in an earlier run, skipped" in second.stdout + second.stderr
+    assert "new = added + skipped + rejected: 6 = 6 + 0 + 0" in second.stdout
+    now = _assert_consistent(cfg)
+    assert len(now["index"]) == len(before["index"]) + 6
+    assert all(now["map"][p] == xy for p, xy in before["map"].items())
+
+
+@pytest.mark.slow
+def test_retrain_trains_evaluates_registers_and_rebuilds_on_the_grown_corpus(built, repo_root):
+    """Last in this file: afterwards the run's model is a new one (the other tests only compare before/after)."""
+    cfg, work = built
+    before = _snapshot(cfg)
+    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]["outputs"]
+    new = _records(repo_root / "examples" / "demo_corpus.jsonl")[20:22]
+    report = run_update(cfg, _jsonl(work / "batch-retrain.jsonl", new), retrain=True)
+    state = PipelineState.load(Path(cfg.run_dir))
+    assert report.retrained and report.added == 2 and report.embedded == 0, "a new model embeds everything again"
+    assert state.steps["train"]["outputs"]["run_id"] != trained["run_id"]
+    assert report.promoted == state.steps["register"]["outputs"]["champion"]
+    now = _assert_consistent(cfg)
+    assert len(now["index"]) == len(before["index"]) + 2
+    assert versions.current(state.outputs("index")["index"]).endswith("-build"), "the index was rebuilt"
+    assert versions.current(state.outputs("map")["map"]).endswith("-build"), "the map was laid out again"
+
+
+def test_an_update_needs_a_built_run_and_its_own_flags(tmp_path, pipeline_config, sample_corpus_path):
+    from semcse.cli import app
+    from typer.testing import CliRunner
+
+    cfg = load_config(pipeline_config())
+    with pytest.raises(ConfigError, match="run `semcse pipeline` first"):
+        run_update(cfg, sample_corpus_path)
+    runner = CliRunner()
+    config = str(tmp_path / "run.yaml")
+    lonely = runner.invoke(app, ["pipeline", "--config", config, "--replace"])
+    assert lonely.exit_code == 2 and "go with --add" in lonely.output
+    sliced = runner.invoke(app, ["pipeline", "--config", config, "--add", str(sample_corpus_path), "--from", "index"])
+    assert sliced.exit_code == 2 and "no --from" in sliced.output
+
+
+def test_an_unfinished_update_must_be_finished_before_another(built_stub):
+    cfg, first, second = built_stub
+
+    def die_after_the_merge(step: str) -> None:
+        if step == "corpus":
+            raise Killed(step)
+
+    with pytest.raises(Killed):
+        run_update(cfg, first, on_step=die_after_the_merge)
+    with pytest.raises(
+        ConfigError, match=r"did not finish; rerun it first with `semcse pipeline --add .*first.jsonl`"
+    ):
+        run_update(cfg, second)
+    finished = run_update(cfg, first)
+    assert finished.added == 2 and finished.corpus == 12
+    assert run_update(cfg, second).corpus == 14
+
+
+@pytest.fixture
+def built_stub(tmp_path, pipeline_config, sample_records):
+    """A run directory whose validate and train steps are recorded (no index, map or texts): enough to refuse."""
+    cfg = load_config(pipeline_config())
+    state = PipelineState.load(Path(cfg.run_dir))
+    corpus = _jsonl(tmp_path / "corpus.jsonl", sample_records[:10])
+    frame = read_corpus(corpus)
+    accepted = Path(cfg.run_dir) / "corpus" / "accepted.parquet"
+    accepted.parent.mkdir(parents=True)
+    frame.to_parquet(accepted, index=False)
+    state.steps = {"validate": {"outputs": {"corpus": str(accepted)}}, "train": {"outputs": {"model": None}}}
+    state.save()
+    first = _jsonl(tmp_path / "first.jsonl", sample_records[10:12])
+    second = _jsonl(tmp_path / "second.jsonl", sample_records[12:14])
+    return cfg, first, second
+
+
+def test_counts_always_reconcile_in_the_report():
+    from semcse.update import UpdateReport
+
+    counts = {"replaced": 0, "reasons": {}, "corpus": 1, "rejects": ""}
+    with pytest.raises(AssertionError, match="do not reconcile"):
+        UpdateReport("k", "f", "d", new=3, added=1, skipped=0, rejected=1, **counts)
+    report = UpdateReport("k", "f", "d", new=3, added=1, skipped=1, rejected=1, **counts)
+    assert report.lines()[0] == "new = added + skipped + rejected: 3 = 1 + 1 + 1"

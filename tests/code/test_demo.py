@@ -1,0 +1,66 @@
+"""`make demo`'s job, run as a newcomer runs it: a short report, our own lines once, no dependency noise.
+
+The demo runs in its own process (its own local Ray cluster, as `make demo` does) with the run
+directory and MLflow store in a temp dir. What it prints must read like a report: under 80 lines,
+no line twice, no warnings or tracebacks from dependencies, tables whose figures carry intervals,
+and next steps that name the trained model's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+
+TABLE_RULE = re.compile(r"^[|\-: ]+$")  # markdown separator rows repeat by nature
+
+
+@pytest.mark.slow
+def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
+    run = tmp_path / "demo"
+    overrides = {
+        "run_dir": run,
+        "tracking.tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}",
+        "tracking.artifact_location": tmp_path / "mlruns",
+    }
+    command = [sys.executable, "jobs/demo.py", *(x for k, v in overrides.items() for x in ("--set", f"{k}={v}"))]
+    env = {key: value for key, value in os.environ.items() if key not in {"RAY_ADDRESS", "SEMCSE_LOG_LEVEL"}}
+    # bytes, decoded without newline translation: text mode would turn a progress bar's \r redraws into lines
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, timeout=1500)
+    output = (done.stdout + done.stderr).decode()
+    assert done.returncode == 0, output[-4000:]
+
+    lines = [line.rstrip() for line in output.replace("\r", "\n").splitlines() if line.strip()]
+    report = [line for line in lines if not TABLE_RULE.match(line) and not re.search(r":\s+\d+%\|", line)]
+    repeated = sorted({line for line in report if report.count(line) > 1})
+    assert not repeated, f"printed more than once: {repeated}"
+    noise = [line for line in lines if re.search(r"Warning|Traceback|\bWARNING\b|\bERROR\b", line)]
+    assert not noise, f"dependency noise: {noise}"
+    shown = output.split("\n")  # a terminal line; a progress bar redraws its own line with \r
+    assert len(shown) < 80, output
+
+    tables = [line for line in lines if line.startswith("| ") and "[" in line]
+    assert tables, "the evaluation tables carry no intervals"
+    assert "semcse-encoder" in output and f"--encoder {run}/model" in output  # next steps, runnable as printed
+    assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir()
+
+
+def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:
+    """The demo corpus is synthetic and reproducible: regenerating it gives the committed file, byte for byte."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("make_demo_corpus", REPO / "examples" / "make_demo_corpus.py")
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(generator)
+    shipped = (REPO / "examples" / "demo_corpus.jsonl").read_text()
+    assert shipped == "".join(json.dumps(row) + "\n" for row in generator.build(360, 13))
+    rows = [json.loads(line) for line in shipped.splitlines()]
+    assert len({r["id"] for r in rows}) == len(rows) == 360 and len({r["topic"] for r in rows}) == 6

@@ -1,0 +1,85 @@
+"""Training makes the decoder read its embedding: matching perplexity well below shuffled and unconditioned."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from semcse.data.generated import summaries_by_id
+from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
+from semcse.models.decoder import DecoderExamples
+from semcse.training.decoder import build_examples
+
+pytestmark = pytest.mark.usefixtures("single_threaded_torch")
+
+
+def test_validation_loss_improves(trained_decoder):
+    _, history = trained_decoder
+    assert history[-1]["best_val_loss"] < 0.7 * history[0]["val_loss"]
+
+
+def test_matching_embeddings_decode_their_own_summaries(trained_decoder, decoder_examples):
+    decoder, _ = trained_decoder
+    result = run_decoder_suite(decoder, decoder_examples)
+    ppl = result["perplexity"]
+    assert ppl["matching"] < 0.85 * ppl["shuffled"]
+    assert ppl["matching"] < 0.85 * ppl["unconditioned"]
+    assert ppl["reconstructed"] is None and result["bertscore"]["matching"] is None
+    assert "| perplexity |" in format_table(result)
+
+
+def test_greedy_decoding_recovers_training_summaries(trained_decoder, decoder_examples):
+    decoder, _ = trained_decoder
+    generated = decoder.decode(decoder_examples.embeddings, temperature=0, max_new_tokens=24)
+    hits = sum(text in options for text, options in zip(generated, decoder_examples.summaries))
+    assert hits >= 3, generated
+
+
+def test_bertscore_row_scores_generated_text_with_an_independent_model(
+    trained_decoder, decoder_examples, tiny_encoder_dir
+):
+    """BERTScore (the real package, a local BERT unrelated to the decoder) prefers matching over shuffled."""
+    decoder, _ = trained_decoder
+    score = bertscore_f1(str(tiny_encoder_dir), layers=1)
+    same = score(["rats harm seabirds on islands"], [["a first reference", "rats harm seabirds on islands"]])
+    assert same[0] == pytest.approx(1.0, abs=1e-5)  # the best of its references is itself
+    result = run_decoder_suite(decoder, decoder_examples, bertscore=score, max_new_tokens=24)
+    assert result["bertscore"]["matching"] > result["bertscore"]["shuffled"]
+    assert result["bertscore"]["unconditioned"] is None and "| bertscore |" in format_table(result)
+
+
+def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(trained_decoder, decoder_examples):
+    decoder, _ = trained_decoder
+    vectors = reconstruct(decoder_examples, perplexity=2.0, iterations=50, place_steps=20, explain_steps=20, seed=0)
+    assert vectors.shape == decoder_examples.embeddings.shape and np.isfinite(vectors).all()
+    result = run_decoder_suite(decoder, decoder_examples, reconstructed=vectors)
+    assert result["perplexity"]["reconstructed"] > 1.0
+
+
+def test_derangement_has_no_fixed_point():
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 10):
+        assert (derangement(n, rng) != np.arange(n)).all()
+
+
+def test_examples_average_applicable_summaries_per_abstract():
+    texts = pd.DataFrame(
+        {
+            "id": ["a", "a", "a", "b", "b"],
+            "kind": ["aspect:species", "aspect:species", "summary", "aspect:species", "aspect:species"],
+            "text": ["one", "three", "ignored", "Not applicable.", "five"],
+            "applicable": [True, True, True, False, True],
+        }
+    )
+    groups = summaries_by_id(texts, "aspect:species")
+    assert groups == {"a": ["one", "three"], "b": ["five"]}
+    examples = build_examples(groups, lambda batch: np.array([[len(t), 1.0] for t in batch]))
+    np.testing.assert_allclose(examples.embeddings, [[4.0, 1.0], [4.0, 1.0]])
+    with pytest.raises(ValueError, match="no applicable summaries"):
+        build_examples({}, lambda batch: np.zeros((0, 2)))
+
+
+def test_examples_survive_the_ray_row_format(decoder_examples):
+    back = DecoderExamples.from_rows(decoder_examples.rows(), 16)
+    assert back.ids == decoder_examples.ids and back.summaries == decoder_examples.summaries
+    np.testing.assert_array_equal(back.embeddings, decoder_examples.embeddings)

@@ -1,0 +1,73 @@
+"""A bf16 run exports the optimizer's fp32 master weights, not the rounded bf16 copy the forward pass uses.
+
+DeepSpeed's CPU accelerator runs bf16 too, so the GPU export path is exercised here for real: one
+ZeRO-2 bf16 step, a checkpoint through `checkpoints.save`, and the saved weights compared with the
+fp32 masters (which bf16 cannot represent exactly) and with the bf16 training copy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch.multiprocessing as mp
+
+from tests.fixtures.loopback import free_port, join_cpu_group
+
+
+def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
+    join_cpu_group(0, 1, port)
+    import functools
+
+    import deepspeed
+    from deepspeed.utils import safe_get_full_fp32_param
+    from semcse.config import TrainingConfig
+    from semcse.training import checkpoints
+    from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
+
+    cfg = TrainingConfig(
+        pairs="crops", base_model=model_dir, batch_size=4, num_workers=1, learning_rate=1e-3, warmup_steps=0
+    )
+    model = build_encoder(cfg)
+    config = deepspeed_config(cfg) | {"bf16": {"enabled": True}}
+    engine, *_ = deepspeed.initialize(
+        model=model, model_parameters=parameter_groups(model, cfg.weight_decay), config=config
+    )
+    batch = model.tokenizer(
+        ["alpha beta gamma", "delta", "epsilon zeta", "eta theta"], padding=True, return_tensors="pt"
+    )
+    engine.backward(engine(**batch).float().pow(2).mean())
+    engine.step()
+    name, parameter = "backbone.encoder.layer.0.attention.self.query.weight", None
+    parameter = dict(engine.module.named_parameters())[name]
+    checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, 2, functools.partial(build_encoder, cfg))
+    record = {
+        "dtype": str(parameter.dtype),
+        "master": safe_get_full_fp32_param(parameter).flatten().tolist(),
+        "bf16": parameter.detach().float().flatten().tolist(),
+    }
+    Path(out, "expected.json").write_text(json.dumps(record))
+
+
+def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    import numpy as np
+    from semcse.models.encoder import TextEncoder
+    from semcse.training.checkpoints import MODEL_DIR
+
+    process = mp.get_context("spawn").Process(
+        target=bf16_step_and_save, args=(free_port(), str(tiny_encoder_dir), str(tmp_path))
+    )
+    process.start()
+    process.join(timeout=300)
+    if process.exitcode != 0 and not (tmp_path / "expected.json").exists():
+        pytest.fail(f"the bf16 step failed (exit code {process.exitcode})")
+    expected = json.loads((tmp_path / "expected.json").read_text())
+    assert expected["dtype"] == "torch.bfloat16"
+
+    saved = TextEncoder.load(tmp_path / MODEL_DIR)
+    weights = dict(saved.named_parameters())["backbone.encoder.layer.0.attention.self.query.weight"]
+    assert weights.dtype.is_floating_point and str(weights.dtype) == "torch.float32"
+    exported = weights.detach().flatten().numpy()
+    np.testing.assert_array_equal(exported, np.float32(expected["master"]))
+    assert not np.array_equal(exported, np.float32(expected["bf16"])), "the export is the rounded bf16 copy"
