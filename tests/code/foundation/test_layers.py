@@ -12,10 +12,10 @@ import semcse
 
 PACKAGE = Path(semcse.__file__).parent
 LAYERS = {
-    **dict.fromkeys(("__init__", "config", "logs", "runtime", "tracking", "index", "data"), 0),
+    **dict.fromkeys(("__init__", "config", "logs", "runtime", "tracking", "index", "versions", "data"), 0),
     **dict.fromkeys(("models", "losses"), 1),
     **dict.fromkeys(("generation", "training", "evaluation", "search", "maps"), 2),
-    **dict.fromkeys(("tuning", "pipeline", "serving"), 3),
+    **dict.fromkeys(("tuning", "pipeline", "update", "serving"), 3),
     "cli": 4,
 }
 

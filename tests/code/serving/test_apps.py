@@ -69,7 +69,7 @@ def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: lis
     far = client.post(f"{apps['map']}/explain", json={"x": 1e6, "y": 0})
     assert far.status_code == 400 and "outside the map" in far.json()["error"]["message"]
     bad = client.post(f"{apps['map']}/layout", json={"weights": {"species": 1}})
-    assert bad.status_code == 400 and "unknown aspects" in bad.json()["error"]["message"]
+    assert bad.status_code == 400 and "unknown aspect" in bad.json()["error"]["message"]
 
 
 def test_a_map_without_a_decoder_serves_and_says_why_explain_is_off(apps: dict[str, str], client: httpx.Client):
