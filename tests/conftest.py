@@ -26,14 +26,14 @@ import pytest
 
 from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
 
-pytest_plugins = [
+pytest_plugins = [  # threads first: the decoder and maps fixtures import it
+    "tests.fixtures.threads",
     "tests.fixtures.decoder",
     "tests.fixtures.generation",
     "tests.fixtures.maps",
     "tests.fixtures.multi",
     "tests.fixtures.pipeline",
     "tests.fixtures.serving",
-    "tests.fixtures.threads",
     "tests.fixtures.training",
     "tests.fixtures.tuning",
 ]
