@@ -16,6 +16,7 @@ import base64
 from typing import Any, Literal
 
 import numpy as np
+from fastapi.responses import Response
 from pydantic import Field
 from ray import serve
 from ray.serve.deployment import Application
@@ -26,6 +27,7 @@ from serve_apps.common import (
     RequestBody,
     configure,
     create_api,
+    json_body,
     model_id,
     place_model,
     required,
@@ -125,7 +127,7 @@ class Embedder:
         return await asyncio.to_thread(self._encode, items)
 
     @api.post("/v1/embeddings")
-    async def embeddings(self, body: EmbeddingRequest) -> dict[str, Any]:
+    async def embeddings(self, body: EmbeddingRequest) -> Response:
         if body.model is not None and body.model != self.name:
             raise ApiError(404, f"model {body.model!r} is not served here; this server serves {self.name!r}")
         texts = [body.input] if isinstance(body.input, str) else body.input
@@ -149,12 +151,8 @@ class Embedder:
             for n, (vector, _) in enumerate(results)
         ]
         tokens = sum(count for _, count in results[:: len(aspects)])
-        return {
-            "object": "list",
-            "data": data,
-            "model": self.name,
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-        }
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return json_body({"object": "list", "data": data, "model": self.name, "usage": usage})
 
     @api.get("/v1/models")
     async def models(self) -> dict[str, Any]:
