@@ -129,6 +129,14 @@ async def load(server: Server, batches: list[list[str]], concurrency: int) -> Ru
     return Run(texts / wall, latencies, cpu / texts * 1e3)
 
 
+def deviation(server: Server, encoder, sample: list[str]) -> float:
+    """Largest |served − in-process| over the vectors of `sample`: a fast server must still be right."""
+    response = httpx.post(server.url, json={"model": server.model, "input": sample}, timeout=300)
+    response.raise_for_status()
+    served = np.array([item["embedding"] for item in sorted(response.json()["data"], key=lambda d: d["index"])])
+    return float(np.abs(served - encoder.encode(sample)).max())
+
+
 def in_process(encoder, all_texts: list[str]) -> Run:
     encoder.encode(all_texts[:64], batch_size=32)
     start, cpu = time.perf_counter(), time.process_time()
@@ -285,6 +293,8 @@ def main() -> None:
                 runs[name].append(asyncio.run(load(servers[name], batches, args.concurrency)))
             print(f"round {round_ + 1}: in-process {reference[-1].rate:.1f} texts/s, ", end="")
             print(", ".join(f"{name} {runs[name][-1].rate:.1f}" for name in servers), flush=True)
+        for name, server in servers.items():
+            print(f"{name}: largest deviation from in-process vectors {deviation(server, encoder, batches[0]):.1e}")
     report(args, reference, runs)
 
 

@@ -9,12 +9,12 @@ Only our own bugs are 500s.
 from __future__ import annotations
 
 import hmac
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -46,13 +46,14 @@ class _BodyTooLarge(Exception):
 
 
 def json_body(payload: dict[str, Any]) -> Response:
-    """A response of plain JSON types, serialised by `json` alone.
+    """A JSON response written by orjson; NumPy float32 arrays are written as float32's shortest exact digits.
 
-    FastAPI would first walk a returned dict with `jsonable_encoder`, one Python call per value: for
-    8 embeddings of 384 floats that is 4.3 ms of a 2-core replica's CPU per request, against 1.6 ms
-    for `json.dumps` itself.
+    FastAPI would first walk a returned dict with `jsonable_encoder`, one Python call per value, and
+    `json.dumps` would write each float32 widened to 17 float64 digits. For 8 embeddings of 384
+    floats that is 4.3 ms (walk) + 1.7 ms (dumps) and 61 kB, against 0.08 ms and 34 kB here; each
+    number still reads back as exactly the float32 the model produced.
     """
-    return Response(json.dumps(payload, separators=(",", ":")).encode(), media_type="application/json")
+    return Response(orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY), media_type="application/json")
 
 
 def error_body(message: str, kind: str) -> dict[str, Any]:
@@ -87,12 +88,18 @@ def model_id(ref: str) -> str:
 
 
 def place_model(model: Any, settings: ServeConfig) -> Any:
-    """The model on the replica's device, in the configured precision on a GPU (float32 on a CPU)."""
+    """The model in eval mode on the replica's device, in the configured precision on a GPU (float32 on a CPU).
+
+    Eval mode is set once here, for good: `encode` flips a model left in training mode to eval and
+    back around each call, and with several lanes encoding at once one lane's flip back would turn
+    dropout on under another lane's forward pass.
+    """
     import torch
 
     cuda = settings.device == "cuda" or (settings.device == "auto" and torch.cuda.is_available())
     if settings.device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("serve.device=cuda but this replica sees no GPU: give it num_gpus in ray_actor_options")
+    model.eval()
     if not cuda:
         return model
     return model.to(device="cuda", dtype=getattr(torch, settings.dtype))
@@ -104,6 +111,22 @@ def set_torch_threads(settings: ServeConfig) -> None:
         import torch
 
         torch.set_num_threads(settings.torch_threads)
+
+
+def encode_lanes(settings: ServeConfig, on_gpu: bool) -> int:
+    """How many lanes share a replica's pooled batches (`encode_lanes`; see ServeConfig).
+
+    On a CPU the replica's torch threads are shared out equally between the lanes; call it after
+    `set_torch_threads` and before any lane thread starts, since threads take torch's count at birth.
+    """
+    import torch
+
+    if on_gpu:
+        return settings.encode_lanes or 1
+    threads = torch.get_num_threads()
+    lanes = settings.encode_lanes or threads
+    torch.set_num_threads(max(1, threads // lanes))
+    return lanes
 
 
 @contextmanager

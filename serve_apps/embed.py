@@ -1,9 +1,12 @@
 """`embed`: an OpenAI-compatible embeddings API (`POST /v1/embeddings`, `GET /v1/models`, `GET /health`).
 
-Texts from concurrent requests are pooled by `@serve.batch` (size and wait from the app's args)
-and each pooled batch is encoded in one forward pass; `TextEncoder.encode` sorts a batch by length
-so short texts are not padded to the longest. The forward pass runs in a worker thread so the
-replica keeps accepting requests — and filling the next batch — while the model works.
+Texts from concurrent requests are pooled by `serve.batch` (size and wait from the app's args)
+and each pooled batch is encoded at once; `TextEncoder.encode` sorts texts by length so short ones
+are not padded to the longest. Forward passes run in worker threads ("lanes") so the replica keeps
+accepting requests — and filling the next batch — while the model works. On a CPU each pooled
+batch is dealt out to one single-threaded lane per torch thread (`encode_lanes`): the lanes meet
+once per batch, where one multi-threaded pass waits at every operator's barrier for whichever of
+its threads the OS preempted.
 
 Beyond OpenAI: `aspects` picks the aspect vectors of a multi-aspect model (each returned item
 names its `aspect`; items are ordered input-major). Single-vector models accept no aspects or `[""]`.
@@ -13,6 +16,7 @@ names its `aspect`; items are ordered input-major). Single-vector models accept 
 # methods of a Serve ingress class (string annotations there are not resolved and become query params).
 import asyncio
 import base64
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import numpy as np
@@ -27,6 +31,7 @@ from serve_apps.common import (
     RequestBody,
     configure,
     create_api,
+    encode_lanes,
     json_body,
     model_id,
     place_model,
@@ -83,10 +88,17 @@ def choose_aspects(requested: list[str] | None, available: list[str]) -> list[st
     return list(dict.fromkeys(requested))
 
 
-def encode_vector(vector: np.ndarray, encoding_format: str) -> list[float] | str:
+def encode_vector(vector: np.ndarray, encoding_format: str) -> np.ndarray | str:
+    """The vector as sent: little-endian float32 bytes in base64, or the float32 array for `json_body` to write."""
     if encoding_format == "base64":
         return base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii")
-    return vector.tolist()
+    return np.ascontiguousarray(vector, dtype=np.float32)
+
+
+def deal_by_length(texts: list[str], hands: int) -> list[list[int]]:
+    """Indices of `texts` dealt round-robin in order of length into at most `hands` shares of equal work."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+    return [order[k::hands] for k in range(min(hands, len(texts)))]
 
 
 @serve.deployment
@@ -105,26 +117,43 @@ class Embedder:
         self.model = place_model(load_encoder(ref), settings)
         self.name = settings.model_name or model_id(ref)
         self.aspects = aspects_of(self.model)
-        self._batched.set_max_batch_size(settings.max_batch_size)
-        self._batched.set_batch_wait_timeout_s(settings.batch_wait_timeout_s)
+        self.lanes = encode_lanes(settings, on_gpu=next(self.model.parameters()).is_cuda)
+        # One pass before the lanes exist: the fast tokenizer stores its truncation setting on the
+        # first call, and two lanes making that first call at once would collide ("Already borrowed").
+        self._encode(["warm-up"], self.aspects)
+        self._lanes = ThreadPoolExecutor(self.lanes, thread_name_prefix="encode")
+        self._pooled = serve.batch(
+            max_batch_size=settings.max_batch_size, batch_wait_timeout_s=settings.batch_wait_timeout_s
+        )(self._encode_pooled)
 
-    def _encode(self, items: list[tuple[str, str]]) -> list[tuple[np.ndarray, int]]:
-        """(vector, tokens after truncation) per (text, aspect); one forward pass for the whole batch."""
-        texts = list(dict.fromkeys(text for text, _ in items))
-        row = {text: i for i, text in enumerate(texts)}
-        aspects = list(dict.fromkeys(aspect for _, aspect in items))
+    def _encode(self, texts: list[str], aspects: list[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Each aspect's vectors of `texts`, and each text's token count after truncation."""
         batch = self.settings.inference_batch_size
         if aspects == [""]:
             single, tokens = self.model.encode_counted(texts, batch_size=batch)
-            vectors = {"": single}
-        else:
-            vectors, tokens = self.model.encode_counted(texts, aspects=aspects, batch_size=batch)
-        return [(np.asarray(vectors[a][row[t]], dtype=np.float32), int(tokens[row[t]])) for t, a in items]
+            return {"": single}, tokens
+        return self.model.encode_counted(texts, aspects=aspects, batch_size=batch)
 
-    @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.01)
-    async def _batched(self, items: list[tuple[str, str]]) -> list[tuple[np.ndarray, int]]:
-        """(text, aspect) pairs from any number of requests, encoded off the event loop."""
-        return await asyncio.to_thread(self._encode, items)
+    async def _encode_pooled(self, items: list[tuple[str, str]]) -> list[tuple[np.ndarray, int]]:
+        """(vector, tokens after truncation) per (text, aspect) pair, pooled from any number of requests.
+
+        The pooled texts are dealt out to the lanes by length, so every lane gets as much work and
+        the batch is done when they all are; the event loop stays free meanwhile.
+        """
+        texts = list(dict.fromkeys(text for text, _ in items))
+        aspects = list(dict.fromkeys(aspect for _, aspect in items))
+        shares = deal_by_length(texts, self.lanes)
+        loop = asyncio.get_running_loop()
+        done = await asyncio.gather(
+            *(loop.run_in_executor(self._lanes, self._encode, [texts[i] for i in share], aspects) for share in shares)
+        )
+        where = {texts[i]: (lane, j) for lane, share in enumerate(shares) for j, i in enumerate(share)}
+        out = []
+        for text, aspect in items:
+            lane, j = where[text]
+            vectors, tokens = done[lane]
+            out.append((np.asarray(vectors[aspect][j], dtype=np.float32), int(tokens[j])))
+        return out
 
     @api.post("/v1/embeddings")
     async def embeddings(self, body: EmbeddingRequest) -> Response:
@@ -140,7 +169,7 @@ class Embedder:
                 400, f"dimensions={body.dimensions} but this model's vectors have {self.model.dim} dimensions"
             )
         keep = body.dimensions or self.model.dim
-        results = await asyncio.gather(*(self._batched((text, a)) for text in texts for a in aspects))
+        results = await asyncio.gather(*(self._pooled((text, a)) for text in texts for a in aspects))
         data = [
             {
                 "object": "embedding",

@@ -400,6 +400,12 @@ class ServeConfig(Section):
     (`auto`: when the replica has one, i.e. `num_gpus` in its `ray_actor_options`), `dtype` its
     inference precision there (float16/bfloat16 halve memory and time on GPUs; vectors are returned
     as float32 either way; CPUs stay float32).
+    On a CPU the embed replica deals each pooled batch out to `encode_lanes` threads, each running its
+    share through a single-threaded forward pass (default: one lane per torch thread, i.e. per
+    reserved CPU). A multi-threaded pass waits at every operator's barrier for its slowest thread,
+    and on a busy replica (HTTP handling, the Serve proxy beside it) some thread is always preempted:
+    measured on 2 cores, 17.6 ms of CPU per text for two-thread passes against 13.4 ms for two
+    one-thread lanes. GPUs default to one lane.
     """
 
     host: str = "127.0.0.1"
@@ -409,9 +415,10 @@ class ServeConfig(Section):
     index: str | None = None
     decoders: dict[str, str] = Field(default_factory=dict)
     map: str | None = None
-    max_batch_size: int = Field(32, gt=0)
+    max_batch_size: int = Field(64, gt=0)
     batch_wait_timeout_s: float = Field(0.01, ge=0)
     torch_threads: int | None = Field(None, gt=0)
+    encode_lanes: int | None = Field(None, gt=0)
     inference_batch_size: int = Field(16, gt=0)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"

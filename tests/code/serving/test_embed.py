@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,12 +37,29 @@ def test_openai_client_returns_the_library_vectors(embed_url: str, tiny_encoder_
         client.embeddings.create(model="semcse-encoder", input=[[101, 2023, 102]])
 
 
+def test_texts_dealt_out_to_lanes_come_back_in_input_order(
+    embed_url: str, client: httpx.Client, tiny_encoder_dir: Path
+) -> None:
+    """The app has three lanes: eleven texts of mixed lengths (one repeated) are split three ways by length."""
+    from semcse.models.encoder import TextEncoder
+
+    texts = [f"{'long ' * (n * 7 % 11)}text number {n}" for n in range(10)] + ["text number 3"]
+    body = client.post(f"{embed_url}/v1/embeddings", json={"input": texts, "encoding_format": "float"}).json()
+    served = np.array([item["embedding"] for item in body["data"]])
+    expected = TextEncoder.load(tiny_encoder_dir).encode(texts)
+    np.testing.assert_allclose(served, expected, rtol=1e-4, atol=1e-5)
+
+
 def test_float_format_models_and_health(embed_url: str, client: httpx.Client, tiny_encoder_dir: Path) -> None:
     body = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS, "encoding_format": "float"}).json()
     assert [item["index"] for item in body["data"]] == [0, 1, 2]
     assert {item["aspect"] for item in body["data"]} == {""}
     same = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS[1], "aspects": [""]}).json()
     np.testing.assert_allclose(same["data"][0]["embedding"], body["data"][1]["embedding"], rtol=1e-5)
+    # floats are written at float32's shortest digits: they read back as exactly the base64 float32 bits
+    packed = client.post(f"{embed_url}/v1/embeddings", json={"input": TEXTS, "encoding_format": "base64"}).json()
+    exact = np.stack([np.frombuffer(base64.b64decode(item["embedding"]), dtype="<f4") for item in packed["data"]])
+    np.testing.assert_array_equal(np.array([item["embedding"] for item in body["data"]], dtype=np.float32), exact)
     models = client.get(f"{embed_url}/v1/models").json()["data"]
     assert models[0]["id"] == "semcse-encoder" and models[0]["aspects"] == [""]
     assert httpx.get(f"{embed_url}/health").json() == {"status": "ok"}  # no key needed
