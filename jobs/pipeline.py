@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from semcse.cli import app
+from semcse.cli import entry_point
 
 if __name__ == "__main__":
-    sys.exit(app(["pipeline", *sys.argv[1:]]))
+    entry_point(["pipeline", *sys.argv[1:]])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from semcse.cli import app
+from semcse.cli import entry_point
 
 if __name__ == "__main__":
-    sys.exit(app(["train-decoder", *sys.argv[1:]]))
+    entry_point(["train-decoder", *sys.argv[1:]])

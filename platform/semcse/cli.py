@@ -8,9 +8,9 @@ status 2 instead of a traceback.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
@@ -979,5 +979,20 @@ def pipeline_command(
     console.print(f"MLflow UI: {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
 
 
+def entry_point(args: list[str] | None = None) -> None:
+    """The `semcse` command and the job scripts: run one command, then let the process end at once.
+
+    By the time a command returns, torch, transformers and MLflow hold millions of objects, and the
+    interpreter's teardown would walk them all in a last garbage collection: 1.6 s after `semcse
+    pipeline --add` had printed its report, a fifth of its wall time. Freezing them first skips that
+    walk; exit handlers (MLflow ending its run, logs flushing) still run. Only for a process that
+    is about to end: a frozen object is never collected.
+    """
+    try:
+        app(args)
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":
-    sys.exit(app())
+    entry_point()
