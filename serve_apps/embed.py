@@ -121,7 +121,7 @@ class Embedder:
         # One pass before the lanes exist: the fast tokenizer stores its truncation setting on the
         # first call, and two lanes making that first call at once would collide ("Already borrowed").
         self._encode(["warm-up"], self.aspects)
-        self._lanes = ThreadPoolExecutor(self.lanes, thread_name_prefix="encode")
+        self._lane_threads = ThreadPoolExecutor(self.lanes, thread_name_prefix="encode")
         self._pooled = serve.batch(
             max_batch_size=settings.max_batch_size, batch_wait_timeout_s=settings.batch_wait_timeout_s
         )(self._encode_pooled)
@@ -145,7 +145,10 @@ class Embedder:
         shares = deal_by_length(texts, self.lanes)
         loop = asyncio.get_running_loop()
         done = await asyncio.gather(
-            *(loop.run_in_executor(self._lanes, self._encode, [texts[i] for i in share], aspects) for share in shares)
+            *(
+                loop.run_in_executor(self._lane_threads, self._encode, [texts[i] for i in share], aspects)
+                for share in shares
+            )
         )
         where = {texts[i]: (lane, j) for lane, share in enumerate(shares) for j, i in enumerate(share)}
         out = []
