@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
-	$(BIN)/python jobs/demo.py --config jobs/configs/demo.yaml
+	$(BIN)/python jobs/demo.py --config demo
 
 browser:  ## Debian's chromium for the Playwright map test (never `playwright install`: no browser downloads here).
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
@@ -33,13 +33,13 @@ bench: setup  ## Side-by-side benchmarks (not tests; they print ratios).
 	@for script in benchmarks/[a-z]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 lint: setup  ## Style and static checks: ruff over everything, mypy (strict) over the library.
-	$(BIN)/ruff check platform tests jobs benchmarks serve_apps tune examples
-	$(BIN)/ruff format --check platform tests jobs benchmarks serve_apps tune examples
+	$(BIN)/ruff check semcse tests jobs benchmarks tune examples
+	$(BIN)/ruff format --check semcse tests jobs benchmarks tune examples
 	$(BIN)/mypy
 
 format: setup
-	$(BIN)/ruff format platform tests jobs benchmarks serve_apps tune examples
-	$(BIN)/ruff check --fix platform tests jobs benchmarks serve_apps tune examples
+	$(BIN)/ruff format semcse tests jobs benchmarks tune examples
+	$(BIN)/ruff check --fix semcse tests jobs benchmarks tune examples
 
 clean:  ## Remove run outputs and the local MLflow store (keeps .venv).
 	rm -rf runs mlruns mlflow.db .pytest_cache

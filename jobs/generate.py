@@ -1,4 +1,4 @@
-"""`ray job submit -- python jobs/generate.py --config jobs/configs/demo.yaml --set generation.limit=8`
+"""`ray job submit -- python jobs/generate.py --config demo --set generation.limit=8`
 
 The same as `semcse generate --json`, for Ray jobs: the job's driver runs on the cluster, joins it via
 RAY_ADDRESS (set by `ray job submit`), and prints the run report as JSON. Exit status 2: a

@@ -1,6 +1,6 @@
 """Encoder training (Ray Train + DeepSpeed), as a job: the same options as `semcse train`.
 
-    ray job submit --working-dir . -- python jobs/train.py --config jobs/configs/demo.yaml \\
+    ray job submit --working-dir . -- python jobs/train.py --config demo \\
         --set training.pairs=crops --set training.base_model=/models/all-MiniLM-L6-v2
 
 Inside a job RAY_ADDRESS is set, so the stage joins that cluster; run as plain

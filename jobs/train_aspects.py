@@ -1,6 +1,6 @@
 """One encoder per aspect of a pack, concurrently, as a job: the same options as `semcse train-aspects`.
 
-    ray job submit --working-dir . -- python jobs/train_aspects.py --config jobs/configs/invasion-biology-multi.yaml
+    ray job submit --working-dir . -- python jobs/train_aspects.py --config invasion-biology-multi
 
 Inside a job RAY_ADDRESS is set, so the stage joins that cluster; run as plain
 `python jobs/train_aspects.py` it starts a local one. Exit status 2: a configuration or data problem,

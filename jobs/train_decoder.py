@@ -1,6 +1,6 @@
 """The embedding → text decoder, as a job: the same options as `semcse train-decoder`.
 
-    ray job submit --working-dir . -- python jobs/train_decoder.py --config jobs/configs/invasion-biology-multi.yaml \\
+    ray job submit --working-dir . -- python jobs/train_decoder.py --config invasion-biology-multi \\
         --aspect aspect:species
 
 Inside a job RAY_ADDRESS is set, so the stage joins that cluster; run as plain

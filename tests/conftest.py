@@ -28,6 +28,7 @@ from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
 
 pytest_plugins = [  # threads first: the decoder and maps fixtures import it
     "tests.fixtures.threads",
+    "tests.fixtures.cluster",
     "tests.fixtures.decoder",
     "tests.fixtures.generation",
     "tests.fixtures.maps",

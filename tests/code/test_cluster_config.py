@@ -1,9 +1,10 @@
-"""cluster.yaml is validated against the autoscaler schema shipped in the installed ray package."""
+"""cluster.yaml is valid for the installed Ray's autoscaler, and fit to run the platform on storage URIs."""
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -11,6 +12,7 @@ import pytest
 import ray
 import yaml
 
+from semcse.config import load_config
 from tests.paths import REPO
 
 
@@ -30,18 +32,37 @@ def test_cluster_yaml_is_valid(schema, cluster):
 
 def test_cluster_shape(cluster):
     types = cluster["available_node_types"]
-    assert cluster["head_node_type"] in types and types[cluster["head_node_type"]]["resources"].get("GPU", 0) == 0
+    head = types[cluster["head_node_type"]]
+    assert head["resources"] == {"CPU": 0}, "the head schedules; work runs on worker nodes"
     workers = {k: v for k, v in types.items() if k != cluster["head_node_type"]}
-    assert {v["resources"]["GPU"] for v in workers.values()} >= {1, 4}
-    assert all(v["min_workers"] == 0 and v["max_workers"] > 0 for v in workers.values())
+    assert {v["resources"].get("GPU", 0) for v in workers.values()} >= {0, 1, 4}, "CPU, 1-GPU and 4-GPU types"
+    assert all(v["min_workers"] == 0 and v["max_workers"] > 0 for v in workers.values()), "scales from zero"
+    assert all("IamInstanceProfile" in v["node_config"] for v in types.values()), "every node reaches the bucket"
     assert any("--dashboard-port=8265" in c for c in cluster["head_start_ray_commands"])
-    assert any("[gpu]" in c for c in cluster["setup_commands"])
 
 
-def test_image_matches_installed_ray(cluster):
-    image = cluster["docker"]["image"]
-    assert image.startswith("rayproject/ray:") and "ray-ml" not in image
-    assert image.split(":")[1].startswith(f"{ray.__version__}-") and image.endswith("-gpu")
+def test_tracking_is_a_server_every_node_reaches(cluster):
+    head = " ".join(cluster["head_start_ray_commands"])
+    assert "mlflow server" in head and "--artifacts-destination s3://" in head and "--host 0.0.0.0" in head
+    assert "MLFLOW_TRACKING_URI=http://" in head
+    assert "MLFLOW_TRACKING_URI=http://$RAY_HEAD_IP:5000" in " ".join(cluster["worker_start_ray_commands"])
+
+
+def test_training_is_pinned_to_the_multi_gpu_type_by_a_resource_its_nodes_carry(cluster):
+    pin = load_config("semcse-paper").training.resources_per_worker
+    assert pin, "the paper config pins its training workers"
+    carriers = {name for name, t in cluster["available_node_types"].items() if set(pin) <= set(t["resources"])}
+    assert carriers == {"train_4x"}
+
+
+def test_nodes_install_nothing_the_image_has_the_dependencies(cluster):
+    assert not cluster["setup_commands"], "no pip install on every scale-up"
+    assert "file_mounts" not in cluster, "code travels with each job (--working-dir), not with `ray up`"
+    dockerfile = (REPO / "docker" / "Dockerfile").read_text()
+    base = re.search(r"^FROM (\S+)", dockerfile, re.M).group(1)
+    assert base.startswith(f"rayproject/ray:{ray.__version__}-") and base.endswith("-gpu"), base
+    assert '[gpu]"' in dockerfile
+    assert cluster["docker"]["image"].endswith(":0.1.0") and "semcse" in cluster["docker"]["image"]
 
 
 @pytest.mark.parametrize(

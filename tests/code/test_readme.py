@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import typer
-from semcse.cli import app
 from typer.testing import CliRunner
 
+from semcse.cli import app
 from tests.paths import REPO
 
 README = (REPO / "README.md").read_text()

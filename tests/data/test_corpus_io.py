@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+
 from semcse.config import CorpusConfig
 from semcse.data.io import CorpusError, read_corpus, read_raw
 from semcse.data.validation import validate
@@ -78,7 +80,7 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path):
     out = result.write(tmp_path / "out")
     stored = pq.read_table(out["rejects"]).to_pandas()
     assert len(stored) == 8 and set(stored["reason"]) == set(reasons)
-    assert json.loads(out["report"].read_text())["accepted"] == 1
+    assert json.loads(Path(out["report"]).read_text())["accepted"] == 1
 
 
 def test_duplicate_keeps_first_valid_row(tmp_path):

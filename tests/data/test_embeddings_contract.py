@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
+
 from semcse.cli import app
 from semcse.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
-from typer.testing import CliRunner
 
 
 def test_written_shards_read_back_in_the_callers_order(tmp_path):
@@ -72,9 +73,9 @@ def test_the_writer_refuses_what_readers_could_not_use(tmp_path):
 def test_map_layout_reads_embeddings_through_the_contract(sample_corpus_path, tmp_path):
     ids = [json.loads(line)["id"] for line in sample_corpus_path.read_text().splitlines() if line.strip()]
     vectors = np.random.default_rng(0).normal(size=(len(ids), 8)).astype(np.float32)
-    path = write_embeddings(tmp_path / "emb", "all", embeddings_table(ids, [""] * len(ids), vectors))
+    write_embeddings(tmp_path / "emb", "all", embeddings_table(ids, [""] * len(ids), vectors))
     common = ["map", "layout", "--corpus", str(sample_corpus_path), "--set", "map.iterations=250"]
-    result = CliRunner().invoke(app, [*common, "--embeddings", str(path.parent), "--out", str(tmp_path / "m")])
+    result = CliRunner().invoke(app, [*common, "--embeddings", str(tmp_path / "emb"), "--out", str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
     assert f"map of {len(ids)} points" in result.output
     short = write_embeddings(tmp_path / "short", "k", embeddings_table(ids[1:], [""] * (len(ids) - 1), vectors[1:]))

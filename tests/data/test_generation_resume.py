@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
-
 from tests.fixtures.generated_checks import assert_complete
 
 

@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+
 from semcse import versions
 
 
 def _writer(text: str):
     def write(directory: Path) -> None:
-        directory.mkdir(parents=True)
+        assert directory.is_dir() and not any(directory.iterdir()), "a writer gets an empty directory"
         (directory / "payload.txt").write_text(text)
 
     return write
@@ -19,16 +20,16 @@ def _writer(text: str):
 
 def test_publish_swaps_the_pointer_and_keeps_the_previous_version(tmp_path: Path) -> None:
     root = tmp_path / "index"
-    assert versions.current(root) is None and versions.resolve(root) == root
+    assert versions.current(root) is None and versions.resolve(root) == str(root)
     first, fresh = versions.publish(root, "build", _writer("one"))
-    assert fresh and first == "0001-build" and (versions.resolve(root) / "payload.txt").read_text() == "one"
+    assert fresh and first == "0001-build" and (Path(versions.resolve(root)) / "payload.txt").read_text() == "one"
     second, _ = versions.publish(root, "add-abc", _writer("two"))
     assert second == "0002-add-abc" and versions.current(root) == second
     assert json.loads((root / versions.POINTER).read_text()) == {"version": second, "previous": first}
     third, _ = versions.publish(root, "add-def", _writer("three"))
     # the live version and the one it replaced stay; older ones and no staging leftovers remain
     assert sorted(p.name for p in root.iterdir()) == sorted([second, third, versions.POINTER])
-    assert (versions.resolve(root) / "payload.txt").read_text() == "three"
+    assert (Path(versions.resolve(root)) / "payload.txt").read_text() == "three"
 
 
 def test_once_skips_a_tag_that_is_already_current_but_a_build_republishes(tmp_path: Path) -> None:
@@ -37,7 +38,7 @@ def test_once_skips_a_tag_that_is_already_current_but_a_build_republishes(tmp_pa
     name, fresh = versions.publish(root, "add-abc", _writer("two"), once=True)
     again, fresh_again = versions.publish(root, "add-abc", _writer("never written"), once=True)
     assert fresh and not fresh_again and again == name
-    assert (versions.resolve(root) / "payload.txt").read_text() == "two"
+    assert (Path(versions.resolve(root)) / "payload.txt").read_text() == "two"
     rebuilt, fresh = versions.publish(root, "build", _writer("rebuilt"))
     assert fresh and rebuilt == "0003-build"
 
@@ -47,13 +48,14 @@ def test_an_interrupted_publish_leaves_the_live_version_and_is_cleaned_up(tmp_pa
     versions.publish(root, "build", _writer("one"))
 
     def dies(directory: Path) -> None:
-        directory.mkdir()
         (directory / "half.txt").write_text("half")
         raise RuntimeError("killed while writing")
 
     with pytest.raises(RuntimeError):
         versions.publish(root, "add-abc", dies, once=True)
-    assert (versions.resolve(root) / "payload.txt").read_text() == "one", "readers still see the old version whole"
+    assert (Path(versions.resolve(root)) / "payload.txt").read_text() == "one", (
+        "readers still see the old version whole"
+    )
     name, fresh = versions.publish(root, "add-abc", _writer("two"), once=True)
-    assert fresh and (versions.resolve(root) / "payload.txt").read_text() == "two"
+    assert fresh and (Path(versions.resolve(root)) / "payload.txt").read_text() == "two"
     assert not [p for p in root.iterdir() if p.name.startswith(".")], "no staging leftovers"

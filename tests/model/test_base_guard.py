@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
 from semcse.training.checkpoints import CANDIDATE_SCORE, LoopState, best_model
 from semcse.training.driver import STATUS_FILE
 from semcse.training.trainer import train
@@ -44,7 +45,7 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
     )
     result = train(cfg)
 
-    status = json.loads((result.model_dir / STATUS_FILE).read_text())
+    status = json.loads((Path(result.model_dir) / STATUS_FILE).read_text())
     assert not result.improved and status["improved"] is False and status["best_step"] == 0
     assert status["last_val_score"] > status["base_val_score"], status
     assert result.model_version is None

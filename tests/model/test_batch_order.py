@@ -10,6 +10,7 @@ from itertools import islice
 
 import numpy as np
 import pandas as pd
+
 from semcse.training.loop import global_batches
 
 ROWS, LABELS, BATCH = 84, 4, 8

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from semcse.data.generated import summaries_by_id
 from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
 from semcse.models.decoder import DecoderExamples

@@ -22,6 +22,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
 
     import deepspeed
     from deepspeed.utils import safe_get_full_fp32_param
+
     from semcse.config import TrainingConfig
     from semcse.training import checkpoints
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
@@ -52,6 +53,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
 
 def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_path: Path) -> None:
     import numpy as np
+
     from semcse.models.encoder import TextEncoder
     from semcse.training.checkpoints import MODEL_DIR
 

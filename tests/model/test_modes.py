@@ -19,7 +19,10 @@ along one curve, and InfoNCE drifted to log(batch) while ranks wandered.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
 from semcse.training.trainer import train
 
 RUNS = [
@@ -64,7 +67,7 @@ def test_mode_learns(ray_cluster, make_config, tracking, pairs: str, loss: str) 
     if pairs in GENERALISES:
         assert min(scores[1:]) < scores[0], scores  # scores[0] is the base model at step 0
         assert result.improved
-    assert (result.model_dir / "modules.json").is_file()
+    assert (Path(result.model_dir) / "modules.json").is_file()
     # registered exactly when a trained step beat the base model on validation
     assert result.improved == (min(scores[1:]) < scores[0])
     assert (result.model_version is not None) == result.improved

@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from semcse.config import load_config
 from semcse.data.split import unit_hash
+from semcse.embedding import ModelRef, embed_sets
 from semcse.evaluation import aspects, knn
-from semcse.evaluation.embed import ModelRef, embed_sets
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 

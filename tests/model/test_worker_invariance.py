@@ -29,6 +29,7 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     import deepspeed
     import torch.distributed as dist
     from deepspeed.utils import safe_get_full_grad
+
     from semcse.config import TrainingConfig
     from semcse.models.token_batches import TokenBatches
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups

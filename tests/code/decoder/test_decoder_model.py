@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+
 from semcse.models.decoder import SPEC_FILE, WEIGHTS_FILE, EmbeddingDecoder
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")

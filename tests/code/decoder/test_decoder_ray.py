@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from semcse.config import DecoderConfig
 from semcse.models.decoder import EmbeddingDecoder
 from semcse.tracking import Tracker

@@ -6,10 +6,10 @@ import json
 
 import pandas as pd
 import pytest
-from semcse.cli import app
-from semcse.models.encoder import TextEncoder
 from typer.testing import CliRunner
 
+from semcse.cli import app
+from semcse.models.encoder import TextEncoder
 from tests.fixtures.decoder import EMBEDDING_DIM
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")

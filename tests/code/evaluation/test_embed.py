@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import ray.cloudpickle
+
 from semcse.config import EvaluationConfig
 from semcse.data.embeddings import EmbeddingError, read_embeddings
-from semcse.evaluation.embed import ModelRef, embed_sets
+from semcse.embedding import ModelRef, embed_sets
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 
@@ -59,7 +61,7 @@ def test_embeddings_stream_to_contract_shards_and_are_reused(ray_cluster, tiny_e
     texts = _texts(sample_records)
     spec = ModelRef.parse(f"tiny={tiny_encoder_dir}")
     embedded = embed_sets(spec, {"titles": texts}, tmp_path, CFG, show_progress=False)
-    parts = sorted((embedded.directory / "titles").glob("part-*.parquet"))
+    parts = sorted((Path(embedded.directory) / "titles").glob("part-*.parquet"))
     assert len(parts) == 3  # 40 rows in shards of 16
     table = pq.read_table(parts[0])
     assert table.schema.names == ["id", "aspect", "vector"]
@@ -94,6 +96,6 @@ def test_errors_name_the_problem(ray_cluster, sample_records, tmp_path):
         embedded.vectors("t", texts["id"])
     good = embed_sets(ModelRef("two", TwoAspectModel()), {"t": texts}, tmp_path, CFG, show_progress=False)
     with pytest.raises(EmbeddingError, match="mismatched ids: 1 of 2"):
-        read_embeddings(good.directory / "t", ["demo-001", "nope"], ["length"])
+        read_embeddings(Path(good.directory) / "t", ["demo-001", "nope"], ["length"])
     with pytest.raises(EmbeddingError, match="duplicate ids"):
         embed_sets(ModelRef("two", TwoAspectModel()), {"t": pd.concat([texts, texts])}, tmp_path, CFG)

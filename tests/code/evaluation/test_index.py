@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from semcse.evaluation.metrics import similarity_matrix
 from semcse.index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from semcse import versions
 from semcse.index import VectorIndex, VectorIndexError
 from semcse.search import SearchIndex
-
 from tests.code.evaluation.test_weighted_search import clustered
 
 ASPECTS = {"species": 12, "method": 8}

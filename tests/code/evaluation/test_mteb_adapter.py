@@ -5,6 +5,7 @@ from __future__ import annotations
 import mteb
 import numpy as np
 import pytest
+
 from semcse.evaluation.mteb_adapter import PlatformEncoder, local_clustering_task
 from semcse.models.encoder import TextEncoder
 

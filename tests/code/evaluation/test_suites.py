@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import ray.cloudpickle
+from typer.testing import CliRunner
+
 from semcse.cli import app
 from semcse.config import load_config
+from semcse.embedding import ModelRef
 from semcse.evaluation import aspects
-from semcse.evaluation.embed import ModelRef
-from typer.testing import CliRunner
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_table, paired_difference, percentile_interval
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from semcse.index import VectorIndex
 from semcse.search import SearchIndex
 

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from semcse.cli import app
 from typer.testing import CliRunner
+
+from semcse.cli import app
 
 runner = CliRunner()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from semcse.config import ConfigError, RunConfig, flatten, load_config
 
 
@@ -91,11 +92,18 @@ def test_flatten_for_mlflow():
     assert flat["training.positive_mix.title"] == 0.15
 
 
-def test_shipped_configs_validate(repo_root):
-    configs = sorted((repo_root / "jobs" / "configs").glob("*.yaml"))
-    assert configs, "jobs/configs/ should ship run configs"
-    for path in configs:
-        load_config(path)
+def test_shipped_configs_validate_and_load_by_name():
+    from semcse.resources import shipped
+
+    configs = shipped("configs")
+    assert {"demo", "semcse-paper", "invasion-biology-multi"} <= set(configs)
+    for name, path in configs.items():
+        assert load_config(name) == load_config(path)
+
+
+def test_unknown_config_name_lists_the_shipped_ones():
+    with pytest.raises(ConfigError, match=r"unknown run config 'no-such-config': not a YAML file.*'demo'"):
+        load_config("no-such-config")
 
 
 @pytest.mark.parametrize(

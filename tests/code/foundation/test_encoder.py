@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from semcse.models.encoder import TextEncoder, pool
 from sentence_transformers import SentenceTransformer
+
+from semcse.models.encoder import TextEncoder, pool
 
 TEXTS = ["Invasive crayfish reshape lake food webs.", "A cathode coating slows capacity fade.", "x"]
 
@@ -55,8 +56,9 @@ def test_freeze(tiny_encoder_dir):
 
 def test_tiny_encoder_tokenizer_is_the_same_on_every_build(tmp_path, sample_records):
     """Test models must not depend on the process: the same texts give the same token ids."""
-    from semcse.models.tiny import build_tiny_encoder
     from transformers import AutoTokenizer
+
+    from semcse.models.tiny import build_tiny_encoder
 
     texts = [record["abstract"] for record in sample_records]
     first = build_tiny_encoder(tmp_path / "a", texts, vocab_size=300)

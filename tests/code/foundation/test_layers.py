@@ -12,11 +12,26 @@ import semcse
 
 PACKAGE = Path(semcse.__file__).parent
 LAYERS = {
-    **dict.fromkeys(("__init__", "config", "logs", "runtime", "tracking", "index", "versions", "data"), 0),
+    **dict.fromkeys(
+        (
+            "__init__",
+            "config",
+            "resources",
+            "storage",
+            "locations",
+            "logs",
+            "runtime",
+            "tracking",
+            "index",
+            "versions",
+            "data",
+        ),
+        0,
+    ),
     **dict.fromkeys(("models", "losses"), 1),
-    **dict.fromkeys(("generation", "training", "evaluation", "search", "maps"), 2),
+    **dict.fromkeys(("generation", "training", "evaluation", "embedding", "search", "maps"), 2),
     **dict.fromkeys(("tuning", "pipeline", "update", "serving"), 3),
-    "cli": 4,
+    **dict.fromkeys(("cli", "__main__", "apps"), 4),
 }
 
 

@@ -7,6 +7,7 @@ import os
 import warnings
 
 import pytest
+
 from semcse import logs
 
 
@@ -74,6 +75,7 @@ def test_the_cli_draws_headings_as_rules_and_events_as_plain_lines() -> None:
     import io
 
     from rich.console import Console
+
     from semcse.cli import ConsoleLog
 
     screen = io.StringIO()
@@ -86,7 +88,7 @@ def test_the_cli_draws_headings_as_rules_and_events_as_plain_lines() -> None:
 
 
 def test_the_library_reports_through_logging_only() -> None:
-    """No print and no console in `platform/semcse` (the CLI is the one entry point there and decides the look)."""
+    """No print and no console in `semcse` (the CLI is the one entry point there and decides the look)."""
     import ast
     from pathlib import Path
 

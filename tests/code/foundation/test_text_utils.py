@@ -7,6 +7,7 @@ import collections
 import pandas as pd
 import pyarrow as pa
 import pytest
+
 from semcse.data.sentences import split_sentences
 from semcse.data.shards import content_key, finished_keys, read_shards, write_shard
 from semcse.data.split import split_of
@@ -77,6 +78,7 @@ def test_shards_resume(tmp_path):
 def test_a_corpus_split_column_is_kept_and_validation_is_carved_from_its_train_rows():
     import numpy as np
     import pandas as pd
+
     from semcse.config import CorpusConfig
     from semcse.data.io import CorpusError
     from semcse.data.split import frame_splits

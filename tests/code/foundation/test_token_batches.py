@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
 from semcse.models.encoder import TextEncoder
 from semcse.models.token_batches import TokenBatches
 

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
 from semcse.config import TrackingConfig
 from semcse.tracking import Tracker, resolve_model
 

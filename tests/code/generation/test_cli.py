@@ -5,8 +5,9 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from semcse.cli import app
 from typer.testing import CliRunner
+
+from semcse.cli import app
 
 
 @pytest.mark.parametrize(
@@ -90,10 +91,11 @@ def test_vllm_processor_config_carries_the_engine_settings():
 
 def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
     """A Llama-style tokenizer (BOS added on encode, BOS written by the chat template): one BOS per request."""
-    from semcse.generation.engines import vllm_input
-    from semcse.models.tiny import CHAT_TEMPLATE
     from tokenizers import processors
     from transformers import AutoTokenizer
+
+    from semcse.generation.engines import vllm_input
+    from semcse.models.tiny import CHAT_TEMPLATE
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_causal_lm_dir)
     bos = tokenizer.bos_token_id
@@ -112,8 +114,9 @@ def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
 
 
 def test_generate_help_states_the_token_budget_of_each_task():
-    from semcse.cli import app
     from typer.testing import CliRunner
+
+    from semcse.cli import app
 
     result = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
@@ -123,6 +126,7 @@ def test_generate_help_states_the_token_budget_of_each_task():
 
 def test_each_task_has_its_own_token_budget_unless_one_is_set():
     import pytest
+
     from semcse.config import GenerationConfig
 
     assert GenerationConfig(task="judgements").new_tokens == 384

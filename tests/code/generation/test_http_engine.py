@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
+
 from semcse.config import DEFAULT_SUMMARY_PROMPTS
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
-
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
@@ -218,6 +218,7 @@ def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_conf
 def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config, openai_server, prompt_lm_dir):
     """`semcse generate` in its own process, SIGKILLed after two units are on disk; the rerun does the rest."""
     import ray
+
     from semcse.data.generated import Manifest, read_texts
 
     base_url, _ = openai_server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from semcse.generation.parsing import (
     extract_json_object,
     first_sentence,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from semcse.config import ConfigError, load_config
 from semcse.generation.prompts import (
     NOT_APPLICABLE,
@@ -81,6 +82,7 @@ def test_judgement_pairs_are_drawn_among_abstracts_where_the_aspect_applies(samp
     import itertools
 
     import pandas as pd
+
     from semcse.data.generated import write_generated
 
     corpus = pd.DataFrame(sample_records)[["id", "title", "abstract"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+
 from semcse.generation.engines import TransformersGenerator
 from semcse.generation.stages import ONLY, SHARD, build_requests
 from semcse.generation.tasks import build_task

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from semcse.cli import app
 from typer.testing import CliRunner
+
+from semcse.cli import app
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 

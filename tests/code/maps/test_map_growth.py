@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from semcse import maps
 from semcse.maps import _conditionals, _kernel_sum
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+
 from semcse.maps import SemanticMap, layout
 from semcse.models.aspects import aspect_weights
 
@@ -89,7 +92,7 @@ def test_render_writes_a_png_with_highlights(topic_map, tmp_path):
     from semcse.maps import render
 
     out = render(topic_map, tmp_path / "map.png", highlights=[(topic_map.coords[0], "placed text")])
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert Path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_point_far_outside_the_map_is_refused(topic_map):

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from semcse.config import RunConfig, TrackingConfig, load_config
-from semcse.evaluation.embed import ModelRef
+from semcse.embedding import ModelRef
 from semcse.models.unified import UnifiedEncoder
 from semcse.tracking import Tracker
-
 from tests.fixtures.multi import same_attribute_precision
 
 ASPECTS = ["species", "method"]
@@ -68,7 +68,7 @@ def trained(ray_cluster, multi_data, tracking_cfg, tmp_path_factory: pytest.Temp
 def test_aspect_encoders_are_children_of_one_parent_run(trained: dict, tracking_cfg: TrackingConfig) -> None:
     result = trained["aspects"]
     assert sorted(result.encoders) == sorted(ASPECTS)
-    assert all((path / "modules.json").is_file() for path in result.encoders.values())
+    assert all((Path(path) / "modules.json").is_file() for path in result.encoders.values())
     client = Tracker(tracking_cfg).client
     for aspect, run in result.results.items():
         tags = client.get_run(run.run_id).data.tags

@@ -6,20 +6,26 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
+
 from semcse.cli import app
 from semcse.index import VectorIndexError
 from semcse.models.unified import UnifiedEncoder
 from semcse.search import SearchIndex, build_from_corpus
-from typer.testing import CliRunner
 
 
 @pytest.fixture(scope="module")
-def searchable(multi_data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[SearchIndex, Path]:
+def searchable(
+    ray_cluster, multi_data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[SearchIndex, Path]:
+    from semcse.config import EvaluationConfig
+
     model_dir = UnifiedEncoder.create(multi_data["encoder"], ["species", "method"], dim=8).save(
         tmp_path_factory.mktemp("unified")
     )
-    index = build_from_corpus(pd.read_parquet(multi_data["corpus"]), str(model_dir), UnifiedEncoder.load(model_dir))
-    return index, index.save(tmp_path_factory.mktemp("index"))
+    corpus = pd.read_parquet(multi_data["corpus"])
+    index = build_from_corpus(corpus, str(model_dir), EvaluationConfig(), str(tmp_path_factory.mktemp("embeddings")))
+    return index, Path(index.save(tmp_path_factory.mktemp("index")))
 
 
 def test_weight_one_on_an_aspect_is_that_aspects_own_ranking(searchable: tuple[SearchIndex, Path]) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+
 from semcse.config import RunConfig
 from semcse.losses import MaskedL2Loss
 from semcse.models.aspects import encode_aspects

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from semcse.config import load_config
 from semcse.evaluation.uncertainty import Bootstrap, paired_difference
 from semcse.pipeline import Pipeline

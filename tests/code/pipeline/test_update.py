@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from semcse import versions
 from semcse.config import ConfigError, RunConfig, load_config
 from semcse.data.generated import Manifest, read_texts
@@ -26,7 +27,6 @@ from semcse.pipeline import Pipeline, PipelineState
 from semcse.search import SearchIndex
 from semcse.tracking import Tracker
 from semcse.update import STEPS, UPDATES_DIR, run_update
-
 from tests.fixtures.pipeline import write_config
 from tests.paths import REPO
 
@@ -94,9 +94,12 @@ def _assert_consistent(cfg: RunConfig) -> dict:
 
 
 @pytest.mark.slow
-def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypatch):
-    from semcse.models.encoder import TextEncoder
+def _embedded(cfg: RunConfig) -> dict[str, float]:
+    """{embeddings shard: its modification time}, over every model's shards of the run's paper vectors."""
+    return {str(p): p.stat().st_mtime for p in Path(cfg.run_dir, "embeddings").rglob("part-*.parquet")}
 
+
+def test_adding_m_abstracts_touches_only_those_m(built, sample_records):
     cfg, work = built
     before = _snapshot(cfg)
     new = sample_records[BASE:]
@@ -105,14 +108,7 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypa
     path = _jsonl(work / "batch-1.jsonl", [*new, duplicate, conflicting])
     trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]
 
-    embedded: list[str] = []
-    real_encode = TextEncoder.encode
-
-    def spy(self, texts, *args, **kwargs):
-        embedded.extend(texts)
-        return real_encode(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(TextEncoder, "encode", spy)
+    shards_before = _embedded(cfg)
     report = run_update(cfg, path)
 
     m = len(new)
@@ -127,8 +123,11 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records, monkeypa
     old_texts = before["texts"].set_index(["id", "prompt_id", "sample"])["text"]
     assert now["texts"].set_index(["id", "prompt_id", "sample"])["text"].loc[old_texts.index].equals(old_texts)
     assert set(now["texts"]["id"]) == set(before["corpus"]["id"]) | {r["id"] for r in new}
-    # the encoder was asked to embed exactly the M new papers
-    assert sorted(embedded) == sorted(f"{r['title']} {r['abstract']}".strip() for r in new)
+    # exactly the M new papers were embedded (on the cluster's actors, into new shards); no old shard was redone
+    shards_after = _embedded(cfg)
+    assert all(shards_after[shard] == mtime for shard, mtime in shards_before.items())
+    fresh = pd.concat([pd.read_parquet(shard) for shard in set(shards_after) - set(shards_before)])
+    assert sorted(fresh["id"]) == sorted(r["id"] for r in new)
     # index N+M, old map points exactly where they were, new ones placed and reported
     assert len(now["index"]) == len(before["index"]) + m == report.index["papers"]
     assert all(now["map"][paper] == xy for paper, xy in before["map"].items())
@@ -270,8 +269,9 @@ def test_retrain_trains_evaluates_registers_and_rebuilds_on_the_grown_corpus(bui
 
 
 def test_an_update_needs_a_built_run_and_its_own_flags(tmp_path, pipeline_config, sample_corpus_path):
-    from semcse.cli import app
     from typer.testing import CliRunner
+
+    from semcse.cli import app
 
     cfg = load_config(pipeline_config())
     with pytest.raises(ConfigError, match="run `semcse pipeline` first"):

@@ -6,14 +6,14 @@ import copy
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from semcse.cli import app
 from semcse.config import ConfigError, ServeConfig, TrackingConfig
 from semcse.serving import check_parts, deploy_config, fit_to_cluster
-from typer.testing import CliRunner
-
 from tests.paths import REPO
 
-APPS = REPO / "serve_apps" / "config.yaml"
+APPS = REPO / "semcse" / "apps" / "config.yaml"
 
 
 def test_index_build_writes_a_searchable_index(tmp_path: Path, sample_corpus_path: Path, tiny_encoder_dir) -> None:

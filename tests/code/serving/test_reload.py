@@ -12,8 +12,8 @@ import httpx
 import numpy as np
 import pandas as pd
 import pytest
-from semcse import versions
 
+from semcse import versions
 from tests.fixtures.serving import ACTOR_OPTIONS, API_KEY, KEY_ENV
 
 FIRST = 30  # the first 30 sample papers are served first; the other 10 are published while queries run
@@ -22,6 +22,7 @@ FIRST = 30  # the first 30 sample papers are served first; the other 10 are publ
 @contextmanager
 def _deploy(serve_base: str, name: str, deployment, **args) -> Iterator[str]:
     from ray import serve
+
     from semcse.config import ServeConfig
 
     app = deployment.options(ray_actor_options=ACTOR_OPTIONS).bind(ServeConfig(api_key_env=KEY_ENV, **args))
@@ -49,13 +50,17 @@ def index_root(tmp_path_factory, corpus, encoder, tiny_encoder_dir: Path) -> Pat
     from semcse.search import build_from_corpus
 
     root = tmp_path_factory.mktemp("live") / "index"
-    versions.publish(root, "build", build_from_corpus(corpus.head(FIRST), str(tiny_encoder_dir), encoder).save)
+    from semcse.config import EvaluationConfig
+
+    embeddings = str(tmp_path_factory.mktemp("embeddings"))
+    index = build_from_corpus(corpus.head(FIRST), str(tiny_encoder_dir), EvaluationConfig(), embeddings, model=encoder)
+    versions.publish(root, "build", index.save)
     return root
 
 
 @pytest.fixture(scope="module")
 def search_url(serve_base: str, index_root: Path) -> Iterator[str]:
-    from serve_apps.search import Searcher
+    from semcse.apps.search import Searcher
 
     with _deploy(serve_base, "t-live-search", Searcher, index=str(index_root)) as url:
         yield url
@@ -142,10 +147,9 @@ def test_search_notices_a_new_version_by_itself_and_survives_a_broken_one(
 def test_map_moves_to_a_grown_map_and_keeps_every_old_point(
     serve_base: str, client: httpx.Client, tmp_path: Path, corpus: pd.DataFrame, encoder, tiny_encoder_dir: Path
 ) -> None:
+    from semcse.apps.map import MapExplorer
     from semcse.data.schema import paper_text
     from semcse.maps import SemanticMap, layout
-
-    from serve_apps.map import MapExplorer
 
     first, late = corpus.head(FIRST), corpus.iloc[FIRST:]
     root = tmp_path / "map"

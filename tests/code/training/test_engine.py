@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from semcse.config import TrainingConfig
 from semcse.training.engine import build_encoder, parameter_groups
 from semcse.training.trainer import prepare
@@ -140,6 +141,7 @@ def test_evaluations_come_every_n_steps_or_every_n_minutes_and_at_the_end() -> N
     import time
 
     import torch.distributed as dist
+
     from semcse.training.loop import EvaluationClock
 
     by_steps = EvaluationClock(TrainingConfig(eval_every=5, max_steps=12), "cpu", dist)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner
+
 import semcse.runtime
 from semcse.cli import app
 from semcse.config import ConfigError
 from semcse.training.trainer import TrainingSetupError, train
-from typer.testing import CliRunner
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from semcse.config import PositiveMix, TrainingConfig
 from semcse.data.positives import PairSampler, build_pair_rows, crops
-
 from tests.fixtures.training import synthetic_texts
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from semcse.models.encoder import TextEncoder
 from semcse.training.trainer import FAIL_ONCE_ENV, train
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from semcse.tracking import Tracker
 from semcse.tuning.runner import run_study
 from semcse.tuning.study import load_study
-
 from tests.paths import REPO
 
 
@@ -34,7 +34,7 @@ def test_tiny_grid_study_writes_the_ablation_table(ray_cluster, write_study, tra
     assert (table["status"] == "done").all(), result.errors
     assert table["val_score"].between(1, 40).all()  # a real average rank over the validation abstracts
     assert table["semantic/title_abstract"].notna().all()
-    assert result.table.markdown().count("**") >= 2 and result.paths["plot"].stat().st_size > 0
+    assert result.table.markdown().count("**") >= 2 and Path(result.paths["plot"]).stat().st_size > 0
 
     client = Tracker(tracking).client
     children = client.search_runs(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from semcse.tuning.runner import max_concurrent_trials
 from semcse.tuning.study import StudyError, load_study
 

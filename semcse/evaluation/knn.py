@@ -1,0 +1,105 @@
+"""Labelled-corpus suite: kNN accuracy, kNN label agreement and clustering V-measure (plus anisotropy).
+
+Test papers (the split column, else a stable hash split; validation papers with
+`evaluation.split=val`) query a FAISS index of the other papers: kNN accuracy is the majority
+label of the 10 nearest against the truth (the cropping paper's local-coherence measure), label
+agreement the share of the 5 nearest with the same label (SemCSE's clustering task). Neighbours
+are found in the model's own metric, or in the one `evaluation.knn_similarity` names (the
+cropping paper used Euclidean distance). V-measure clusters all papers (capped at
+`V_MEASURE_ROWS`, stable hash sample) the way MTEB's clustering evaluator does. Anisotropy is
+the variance share of the first 50 principal components.
+
+Every figure but anisotropy carries a 95% bootstrap interval over query papers (over clustered
+papers for V-measure), the same draws for every model; anisotropy has none, because a resample
+repeats vectors and so biases a variance share upwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from semcse import storage
+from semcse.config import RunConfig
+from semcse.data.schema import paper_text
+from semcse.embedding import ModelRef, combined_similarity, combined_vectors, embed_sets
+from semcse.evaluation import metrics
+from semcse.evaluation.inputs import (
+    EvaluationDataError,
+    label_column,
+    load_corpus,
+    query_rows,
+    sample_ids,
+    text_set,
+)
+from semcse.evaluation.results import LabelledSpace, SuiteResult
+from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
+from semcse.index import VectorIndex
+
+NAME = "knn"
+V_MEASURE_ROWS = 20_000
+# A principal-component analysis per draw is the one costly statistic: its interval uses fewer draws.
+
+
+def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
+    frame = load_corpus(data, cfg)
+    label_col = label_column(frame, cfg, required=True, source=data)
+    papers = text_set(frame["id"], paper_text(frame))
+    if len(papers) != len(frame):
+        raise EvaluationDataError(f"{data}: {len(frame) - len(papers)} row(s) have neither title nor abstract")
+    labels = frame[label_col].astype(str).to_numpy()
+    test, reference = query_rows(frame, cfg)
+    clustered = sample_ids(frame["id"], V_MEASURE_ROWS)
+    k = max(cfg.evaluation.accuracy_k, cfg.evaluation.agreement_k)
+    bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
+    rows: dict[str, dict[str, Estimate]] = {}
+    spaces, curves, metric_used = {}, {}, {}
+    for spec in models:
+        embedded = embed_sets(spec, {"papers": papers}, storage.join(out, "embeddings"), cfg.evaluation)
+        vectors = combined_vectors(embedded.vectors("papers", papers["id"].tolist()))
+        similarity = cfg.evaluation.knn_similarity or combined_similarity(embedded)
+        metric_used[spec.name] = similarity
+        index = VectorIndex.build(vectors[reference], similarity, ivf_threshold=cfg.evaluation.ivf_threshold)
+        _, neighbours = index.search(vectors[test], k)
+        neighbour_labels = labels[reference][neighbours]
+        hits = metrics.knn_hits(neighbour_labels[:, : cfg.evaluation.accuracy_k], labels[test])
+        agreements = metrics.label_agreements(neighbour_labels[:, : cfg.evaluation.agreement_k], labels[test])
+        rows[spec.name] = {
+            "knn_accuracy": bootstrap.mean("knn", hits),
+            "label_agreement": bootstrap.mean("knn", agreements),
+        } | _clustering(vectors[clustered], labels[clustered], bootstrap, cfg.evaluation.seed)
+        spaces[spec.name] = LabelledSpace(vectors[test], labels[test])
+        curves[spec.name] = metrics.pca_variance_curve(vectors, 100)
+    notes = [
+        f"{int(reference.sum())} reference / {int(test.sum())} query ({cfg.evaluation.split} split) papers, "
+        f"{len(np.unique(labels))} labels; chance (always the majority reference label) accuracy = "
+        f"{chance_accuracy(labels, test, reference):.3f}",
+        "neighbours by " + ", ".join(f"{name}: {metric}" for name, metric in metric_used.items()),
+        interval_note(cfg.evaluation.bootstrap, "query papers"),
+        "anisotropy has no interval: resampling with replacement repeats vectors and biases it upwards",
+    ]
+    return SuiteResult(NAME, rows, spaces=spaces, pca_curves=curves, notes=notes)
+
+
+def _clustering(vectors: np.ndarray, labels: np.ndarray, bootstrap: Bootstrap, seed: int) -> dict[str, Estimate]:
+    """V-measure (averaged over MTEB-protocol runs; each draw scores one run) and anisotropy."""
+    clusterings = metrics.mteb_clusterings(vectors, len(np.unique(labels)), seed)
+    return {
+        "v_measure": bootstrap.statistic(
+            "clustered",
+            len(labels),
+            lambda d, draw: metrics.v_measure(labels[d], clusterings[draw % len(clusterings)][d]),
+            point=float(np.mean([metrics.v_measure(labels, c) for c in clusterings])),
+        ),
+        # no interval: a bootstrap draw repeats vectors, which lowers the rank of the sample and inflates the
+        # variance share of the leading components (the draws would sit above the point estimate)
+        "anisotropy": Estimate(metrics.anisotropy(vectors), np.full(1, np.nan)),
+    }
+
+
+def chance_accuracy(labels: np.ndarray, test: np.ndarray, reference: np.ndarray) -> float:
+    """Accuracy of always predicting the most frequent training label: the floor kNN must clear."""
+    majority = pd.Series(labels[reference]).value_counts().index[0]
+    return float(np.mean(labels[test] == majority))

@@ -1,0 +1,744 @@
+"""Interactive t-SNE maps: aspect-weighted layout, placing new points, explaining any 2-D position.
+
+The distance between two papers is `d = Σ_a α_a (1 − cos_a)` (SemCSE-Multi §6.2); high-dimensional
+affinities use `exp(−d² β_i)` as in A.9. openTSNE optimises the layout from affinities we compute
+ourselves, because placing and explaining need the same per-point quantities (precision β_j and
+row normaliser S_j of every map point) that a library keeps private.
+
+- **place**: the new point's affinities to the fixed map define a 2-D objective (the exact t-SNE KL
+  restricted to the new coordinate: attraction to its neighbours, repulsion through the global
+  normaliser Z), started at the mean position of its 5 nearest neighbours in embedding space.
+- **explain**: for a chosen 2-D position, optimise an embedding `e = μ + zC` in the top-20 principal
+  components so that its affinities to the map match that position (A.10), started at the mean
+  embedding of the 5 nearest map points. The fixed points' own rows are renormalised by the new
+  point; we include that to first order (per-point constant `row_kl`), which removes the trivial
+  optimum of pushing the new point away from everyone.
+- **append / remove** (a living corpus): placed points join the map with their own β, S and
+  row_kl computed against the map they were placed into, and the normaliser Z is updated by their
+  kernel terms alone. Every existing point keeps its coordinates and its statistics, so growing a
+  map costs O(new × n), never a re-layout; `relayout` is the exact (and expensive) alternative.
+
+The pipeline keeps its map as a versioned root (`semcse.versions`); `load` reads the current version.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from semcse import storage, versions
+from semcse.models.aspects import aspect_weights
+
+FORMAT_VERSION = 1
+MIN_POINTS = 4
+_EPS = 1e-12
+# [new points × map points] entries per block when placing or updating many points (float64 intermediates)
+_BLOCK_ENTRIES = 2_000_000
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    return x / np.clip(np.linalg.norm(x, axis=-1, keepdims=True), _EPS, None)
+
+
+@dataclass
+class Pca:
+    """The top principal directions of one aspect's embedding space (rows of `components` are orthonormal)."""
+
+    mean: np.ndarray
+    components: np.ndarray
+
+    @classmethod
+    def fit(cls, x: np.ndarray, k: int) -> Pca:
+        mean = x.mean(0)
+        _, _, vt = np.linalg.svd(x - mean, full_matrices=False)
+        return cls(mean.astype(np.float32), vt[: min(k, len(vt))].astype(np.float32))
+
+
+def _distances(
+    query: Mapping[str, np.ndarray], units: Mapping[str, np.ndarray], weights: Mapping[str, float]
+) -> np.ndarray:
+    """[m, n] weighted cosine distances between unit-normalised query rows and map rows."""
+    out: np.ndarray | None = None
+    for aspect, alpha in weights.items():
+        if alpha > 0:
+            term = alpha * (1.0 - _unit(query[aspect]) @ units[aspect].T)
+            out = term if out is None else out + term
+    if out is None:
+        raise ValueError(f"no aspect has a positive weight: {dict(weights)}")
+    return np.clip(out, 0.0, None)
+
+
+def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row precision β with perplexity(exp(−sq β)) = target, by vectorised bisection; returns β and S."""
+    target = np.log(perplexity)
+    lo = np.zeros(len(sq))
+    hi = np.full(len(sq), np.inf)
+    beta = np.ones(len(sq))
+    shifted = sq - sq.min(1, keepdims=True)  # stable exponentials; entropy is shift-invariant
+    for _ in range(iterations):
+        weights = np.exp(-shifted * beta[:, None])
+        total = weights.sum(1)
+        entropy = np.log(total) + beta * (shifted * weights).sum(1) / total
+        too_flat = entropy > target
+        lo = np.where(too_flat, beta, lo)
+        hi = np.where(too_flat, hi, beta)
+        beta = np.where(np.isinf(hi), beta * 2, (lo + hi) / 2)
+    return beta, np.exp(-sq * beta[:, None]).sum(1)
+
+
+def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
+    """β of `_calibrate`, differentiable in `sq` through the calibration (implicit function theorem).
+
+    β solves H(β, sq) = log(perplexity), H the entropy of softmax(−β sq). Its derivative is
+    dβ/dsq = −(∂H/∂sq) / (∂H/∂β) with ∂H/∂β = −β Var_p(sq). A Newton step from the (detached)
+    bisection solution has exactly this value and this gradient, so L-BFGS, whose line search
+    assumes exact gradients, sees how moving the point re-calibrates its own bandwidth.
+    """
+    beta0 = torch.as_tensor(_calibrate(sq.detach().double().numpy(), perplexity)[0], dtype=sq.dtype)
+    shifted = sq - sq.min(1, keepdim=True).values.detach()
+    p = torch.softmax(-shifted * beta0[:, None], dim=1)
+    entropy = torch.logsumexp(-shifted * beta0[:, None], dim=1) + beta0 * (p * shifted).sum(1)
+    mean = (p * shifted).sum(1, keepdim=True)
+    slope = (-beta0 * (p * (shifted - mean) ** 2).sum(1)).detach()
+    flat = slope == 0  # equidistant neighbours: the entropy does not depend on β, nothing to differentiate
+    step = (entropy - math.log(perplexity)) / torch.where(flat, torch.ones_like(slope), slope)
+    return beta0 - torch.where(flat, torch.zeros_like(step), step)
+
+
+def _neighbours(
+    units: Mapping[str, np.ndarray], weights: Mapping[str, float], k: int, chunk: int = 1024
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k nearest neighbours (excluding self) under the weighted distance, in row chunks."""
+    n = len(next(iter(units.values())))
+    index = np.zeros((n, k), dtype=np.int64)
+    dist = np.zeros((n, k))
+    for start in range(0, n, chunk):
+        rows = slice(start, min(start + chunk, n))
+        block = _distances({a: u[rows] for a, u in units.items()}, units, weights).astype(np.float64)
+        block[np.arange(block.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
+        part = np.argpartition(block, k - 1, axis=1)[:, :k]
+        index[rows] = part
+        dist[rows] = np.take_along_axis(block, part, 1)
+    return index, dist
+
+
+def _kernel_sum(coords: np.ndarray, chunk: int = 2048) -> float:
+    """Z = Σ_{k≠l} (1 + |y_k − y_l|²)^-1, the Student-t normaliser of the fixed map."""
+    total = 0.0
+    for start in range(0, len(coords), chunk):
+        block = coords[start : start + chunk]
+        sq = ((block[:, None, :] - coords[None, :, :]) ** 2).sum(-1)
+        total += float((1.0 / (1.0 + sq)).sum()) - len(block)
+    return total
+
+
+@dataclass
+class SemanticMap:
+    """A laid-out corpus plus everything needed to place new points and explain positions later."""
+
+    ids: list[str]
+    embeddings: dict[str, np.ndarray]
+    weights: dict[str, float]
+    coords: np.ndarray
+    perplexity: float
+    betas: np.ndarray
+    row_sums: np.ndarray
+    row_kl: np.ndarray
+    z_sum: float
+    pca: dict[str, Pca]
+    labels: list[str] | None = None
+    neighbours: int = 5
+    units: dict[str, np.ndarray] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.units = {a: _unit(e) for a, e in self.embeddings.items()}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def aspects(self) -> list[str]:
+        return list(self.embeddings)
+
+    @property
+    def active(self) -> dict[str, float]:
+        return {a: w for a, w in self.weights.items() if w > 0}
+
+    @property
+    def k(self) -> int:
+        """Neighbours used for affinities: 3 × perplexity, as in openTSNE / Barnes-Hut t-SNE."""
+        return min(len(self) - 1, int(3 * self.perplexity))
+
+    # ----- input checks -----------------------------------------------------------------------------------
+
+    def as_aspects(self, embeddings: Mapping[str, Any] | np.ndarray) -> dict[str, np.ndarray]:
+        """Per-aspect [m, d] float32 arrays for the active aspects, or a ValueError naming the mismatch."""
+        if not isinstance(embeddings, Mapping):
+            if len(self.active) != 1:
+                raise ValueError(f"this map weights aspects {sorted(self.active)}: pass a dict of embeddings")
+            embeddings = {next(iter(self.active)): embeddings}
+        out = {}
+        for aspect in self.active:
+            if aspect not in embeddings:
+                raise ValueError(f"missing embeddings for aspect {aspect!r} (map weights {self.active})")
+            x = np.asarray(embeddings[aspect], dtype=np.float32)
+            x = x[None] if x.ndim == 1 else x
+            dim = self.embeddings[aspect].shape[1]
+            if x.ndim != 2 or x.shape[1] != dim:
+                raise ValueError(f"aspect {aspect!r}: expected embeddings of dimension {dim}, got shape {x.shape}")
+            if not np.isfinite(x).all():
+                raise ValueError(f"aspect {aspect!r}: embeddings contain NaN or infinite values")
+            out[aspect] = x
+        return out
+
+    def check_point(self, point: Any, margin: float = 0.1) -> np.ndarray:
+        """A 2-D point inside the map's bounding box (plus `margin` of its span), or a ValueError."""
+        y = np.asarray(point, dtype=np.float64).reshape(-1)
+        if y.shape != (2,) or not np.isfinite(y).all():
+            raise ValueError(f"a map position is two finite numbers (x, y), got {point!r}")
+        low, high = self.coords.min(0), self.coords.max(0)
+        pad = margin * (high - low)
+        if (y < low - pad).any() or (y > high + pad).any():
+            raise ValueError(
+                f"point ({y[0]:.3g}, {y[1]:.3g}) lies far outside the map, which spans x ∈ [{low[0]:.3g}, "
+                f"{high[0]:.3g}], y ∈ [{low[1]:.3g}, {high[1]:.3g}] (±{margin:.0%}); nothing there can be explained"
+            )
+        return y
+
+    # ----- place ------------------------------------------------------------------------------------------
+
+    def _affinities(self, sq: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """p_{new,j} for m new points [m, n] from squared distances, differentiable (β included), and p_{j|new}."""
+        n = sq.shape[1]
+        k = self.k
+        near = torch.topk(sq.detach(), k, dim=1, largest=False).indices
+        near_sq = torch.gather(sq, 1, near)
+        beta = _calibrated_beta(near_sq, self.perplexity)
+        cond = torch.softmax(-near_sq * beta[:, None], dim=1)
+        p_new_given = torch.zeros_like(sq).scatter(1, near, cond)
+        v = torch.exp(-sq * torch.as_tensor(self.betas, dtype=sq.dtype))
+        p_given_new = v / (torch.as_tensor(self.row_sums, dtype=sq.dtype) + v)
+        return (p_new_given + p_given_new) / (2 * (n + 1)), p_given_new
+
+    def _block(self) -> int:
+        """How many new points to handle at once so that [points × map] arrays stay around `_BLOCK_ENTRIES`."""
+        return max(1, _BLOCK_ENTRIES // max(len(self), 1))
+
+    def place(
+        self, embeddings: Mapping[str, Any] | np.ndarray, steps: int = 100, init: np.ndarray | None = None
+    ) -> np.ndarray:
+        """2-D coordinates [m, 2] for new points; each is placed against the fixed map independently.
+
+        Many points are placed in blocks (memory stays bounded on a large map; a block shares one
+        L-BFGS run, whose objective is a sum of independent per-point terms).
+        """
+        query = self.as_aspects(embeddings)
+        m = len(next(iter(query.values())))
+        block = self._block()
+        if m > block:
+            starts = range(0, m, block)
+            return np.concatenate(
+                [
+                    self.place(
+                        {a: q[i : i + block] for a, q in query.items()},
+                        steps,
+                        None if init is None else np.asarray(init).reshape(-1, 2)[i : i + block],
+                    )
+                    for i in starts
+                ]
+            )
+        dist = _distances(query, self.units, self.active)
+        if init is None:
+            nearest = np.argpartition(dist, min(self.neighbours, len(self)) - 1, axis=1)[:, : self.neighbours]
+            init = self.coords[nearest].mean(1)
+        p, _ = self._affinities(torch.as_tensor(dist, dtype=torch.float64) ** 2)
+        fixed = torch.as_tensor(self.coords, dtype=torch.float64)
+        y = torch.tensor(np.asarray(init, dtype=np.float64).reshape(-1, 2), requires_grad=True)
+
+        def objective() -> torch.Tensor:
+            w = 1.0 / (1.0 + ((y[:, None, :] - fixed[None]) ** 2).sum(-1))
+            return (-2 * (p * torch.log(w)).sum(1) + torch.log(self.z_sum + 2 * w.sum(1))).sum()
+
+        _minimise([y], objective, steps)
+        return y.detach().numpy().astype(np.float32)
+
+    # ----- explain ----------------------------------------------------------------------------------------
+
+    def explain(
+        self,
+        point: Any,
+        steps: int = 100,
+        init: Mapping[str, np.ndarray] | None = None,
+        margin: float = 0.1,
+    ) -> dict[str, np.ndarray]:
+        """An embedding per active aspect whose t-SNE affinities put it at `point` (inside the top PCs)."""
+        objective = self.explain_objective(point, margin)
+        y = self.check_point(point, margin)
+        if init is None:
+            nearest = np.argsort(((self.coords - y) ** 2).sum(1))[: self.neighbours]
+            init = {a: self.embeddings[a][nearest].mean(0) for a in self.active}
+        init = self.as_aspects(init)
+        z = {}
+        for aspect in self.active:
+            pca = self.pca[aspect]
+            start = (np.asarray(init[aspect][0], dtype=np.float64) - pca.mean) @ pca.components.T
+            z[aspect] = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+        _minimise(list(z.values()), lambda: objective(z), steps)
+        return {
+            a: (self.pca[a].mean + z[a].detach().numpy() @ self.pca[a].components).astype(np.float32)
+            for a in self.active
+        }
+
+    def explain_objective(self, point: Any, margin: float = 0.1) -> Any:
+        """The objective `explain` minimises, as a function of each active aspect's PCA coordinates.
+
+        KL(P‖Q) of the map with a new point at `point`, whose affinities P follow from its embedding
+        `mean + z @ basis` per aspect (β re-calibrated, and differentiated, for every z), minus the
+        term that keeps it from being pushed away from everyone.
+        """
+        y = self.check_point(point, margin)
+        fixed = torch.as_tensor(self.coords, dtype=torch.float64)
+        w = 1.0 / (1.0 + ((torch.as_tensor(y)[None] - fixed) ** 2).sum(-1))
+        log_q = torch.log(w / (self.z_sum + 2 * w.sum()))
+        spaces = {
+            a: (
+                torch.as_tensor(self.pca[a].mean, dtype=torch.float64),
+                torch.as_tensor(self.pca[a].components, dtype=torch.float64),
+                torch.as_tensor(self.units[a], dtype=torch.float64),
+            )
+            for a in self.active
+        }
+        row_weight = torch.as_tensor(self.row_kl + 1.0, dtype=torch.float64) / (len(self) + 1)
+
+        def objective(z: Mapping[str, torch.Tensor]) -> torch.Tensor:
+            dist = torch.zeros((), dtype=torch.float64)
+            for aspect, (mean, basis, units) in spaces.items():
+                e = mean + z[aspect] @ basis
+                dist = dist + self.active[aspect] * (1.0 - units @ e / e.norm().clamp_min(_EPS))
+            p, p_given_new = self._affinities((dist.clamp_min(0.0) ** 2)[None])
+            kl = 2 * (p[0] * (torch.log(p[0].clamp_min(1e-300)) - log_q)).sum()
+            return kl - (row_weight * p_given_new[0]).sum()
+
+        return objective
+
+    # ----- variants, persistence ----------------------------------------------------------------------------
+
+    def relayout(self, weights: Mapping[str, float], iterations: int = 750, seed: int = 0) -> SemanticMap:
+        """The same corpus laid out under other aspect weights (a new t-SNE run)."""
+        return layout(
+            self.ids,
+            self.embeddings,
+            weights,
+            labels=self.labels,
+            perplexity=self.perplexity,
+            iterations=iterations,
+            seed=seed,
+            pca_components=next(iter(self.pca.values())).components.shape[0],
+            neighbours=self.neighbours,
+        )
+
+    def without(self, index: int) -> SemanticMap:
+        """This map with one point removed and the others kept in place (affinity statistics recomputed)."""
+        keep = np.delete(np.arange(len(self)), index)
+        units = {a: u[keep] for a, u in self.units.items()}
+        betas, row_sums, conditional = _conditionals(units, self.active, self.perplexity, min(len(keep) - 1, self.k))
+        return replace(
+            self,
+            ids=[self.ids[i] for i in keep],
+            labels=None if self.labels is None else [self.labels[i] for i in keep],
+            embeddings={a: e[keep] for a, e in self.embeddings.items()},
+            coords=self.coords[keep],
+            betas=betas,
+            row_sums=row_sums,
+            **_layout_stats(conditional, self.coords[keep]),
+        )
+
+    def append(
+        self,
+        ids: list[str],
+        embeddings: Mapping[str, Any] | np.ndarray,
+        coords: np.ndarray,
+        labels: list[str] | None = None,
+    ) -> SemanticMap:
+        """This map plus placed points (`coords` from `place`); every existing point stays where it was.
+
+        Each new point's β and S are calibrated on its nearest map points, and its row_kl is its own
+        row's term of the layout's KL, so later points are placed against it like against any other.
+        """
+        ids = [str(i) for i in ids]
+        clash = sorted(set(ids) & set(self.ids))
+        if clash or len(set(ids)) != len(ids):
+            raise ValueError(f"map points must be unique: {clash[:5] or 'repeated ids'} given again")
+        if not isinstance(embeddings, Mapping) and len(self.aspects) == 1:
+            embeddings = {self.aspects[0]: embeddings}
+        missing = [a for a in self.aspects if not isinstance(embeddings, Mapping) or a not in embeddings]
+        if missing:
+            raise ValueError(f"missing embeddings for aspect(s) {missing}: the map stores every aspect")
+        query = self.as_aspects(embeddings)
+        stored = {a: np.asarray(embeddings[a], dtype=np.float32).reshape(len(ids), -1) for a in self.aspects}
+        wrong = [a for a in self.aspects if stored[a].shape[1] != self.embeddings[a].shape[1]]
+        if wrong:
+            raise ValueError(f"aspect(s) {wrong}: embeddings of another dimension than the map's")
+        y = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+        if len(y) != len(ids) or any(len(q) != len(ids) for q in query.values()):
+            raise ValueError(f"{len(ids)} ids, {len(y)} coordinates and embeddings of other lengths")
+        z_sum = self.z_sum + 2 * self._kernel_to(y) + _kernel_sum(y)
+        betas: list[np.ndarray] = []
+        row_sums: list[np.ndarray] = []
+        row_kl: list[np.ndarray] = []
+        for start in range(0, len(ids), self._block()):
+            rows = slice(start, start + self._block())
+            stats = self._new_point_stats({a: q[rows] for a, q in query.items()}, y[rows], z_sum)
+            for out, values in zip((betas, row_sums, row_kl), stats):
+                out.append(values)
+        if self.labels is None and labels is not None:
+            raise ValueError("this map has no labels, so new points cannot bring any")
+        new_labels = None if self.labels is None else [*self.labels, *(labels or [""] * len(ids))]
+        return replace(
+            self,
+            ids=[*self.ids, *ids],
+            labels=new_labels,
+            embeddings={a: np.concatenate([e, stored[a]]) for a, e in self.embeddings.items()},
+            coords=np.concatenate([self.coords, y]),
+            betas=np.concatenate([self.betas, *betas]),
+            row_sums=np.concatenate([self.row_sums, *row_sums]),
+            row_kl=np.concatenate([self.row_kl, *row_kl]),
+            z_sum=float(z_sum),
+        )
+
+    def remove(self, ids: list[str]) -> SemanticMap:
+        """This map without some points; the rest keep their coordinates and statistics, Z loses their terms.
+
+        `without` recomputes every point's statistics instead (exact, and O(n²) on the corpus).
+        """
+        position = {i: row for row, i in enumerate(self.ids)}
+        unknown = [i for i in ids if i not in position]
+        if unknown:
+            raise ValueError(f"not on this map: {unknown[:5]}")
+        rows = np.asarray(sorted(position[i] for i in set(ids)), dtype=np.int64)
+        keep = np.delete(np.arange(len(self)), rows)
+        gone = self.coords[rows]
+        smaller = replace(
+            self,
+            ids=[self.ids[i] for i in keep],
+            labels=None if self.labels is None else [self.labels[i] for i in keep],
+            embeddings={a: e[keep] for a, e in self.embeddings.items()},
+            coords=self.coords[keep],
+            betas=self.betas[keep],
+            row_sums=self.row_sums[keep],
+            row_kl=self.row_kl[keep],
+        )
+        smaller.z_sum = float(self.z_sum - 2 * smaller._kernel_to(gone) - _kernel_sum(gone))
+        return smaller
+
+    def _kernel_to(self, y: np.ndarray) -> float:
+        """Σ over new points y and map points j of (1 + |y − y_j|²)^-1."""
+        total = 0.0
+        for start in range(0, len(y), self._block()):
+            block = y[start : start + self._block()]
+            total += float((1.0 / (1.0 + ((block[:, None, :] - self.coords[None]) ** 2).sum(-1))).sum())
+        return total
+
+    def _new_point_stats(
+        self, query: Mapping[str, np.ndarray], y: np.ndarray, z_sum: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """β, S and row_kl of new points at `y`, from their k nearest map points (as `layout` computes them)."""
+        sq = _distances(query, self.units, self.active).astype(np.float64) ** 2
+        near = np.argpartition(sq, self.k - 1, axis=1)[:, : self.k]
+        near_sq = np.take_along_axis(sq, near, 1)
+        betas, row_sums = _calibrate(near_sq, self.perplexity)
+        given_new = np.exp(-near_sq * betas[:, None]) / row_sums[:, None]
+        v = np.exp(-near_sq * self.betas[near])
+        new_given = v / (self.row_sums[near] + v)
+        joint = (given_new + new_given) / (2 * (len(self) + 1))
+        log_q = -np.log1p(((y[:, None, :] - self.coords[near]) ** 2).sum(-1)) - np.log(z_sum)
+        row_kl = (given_new * (np.log(np.clip(joint, 1e-300, None)) - log_q)).sum(1)
+        return betas, row_sums, row_kl
+
+    def nearest(self, coords: np.ndarray, k: int, among: np.ndarray | None = None) -> np.ndarray:
+        """Rows [m, k] of the map points (only rows `among`, if given) nearest to each 2-D position, nearest first."""
+        y = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+        rows = np.arange(len(self)) if among is None else np.asarray(among, dtype=np.int64)
+        k = min(k, len(rows))
+        out = np.zeros((len(y), k), dtype=np.int64)
+        if k == 0:
+            return out
+        candidates = self.coords[rows]
+        for start in range(0, len(y), self._block()):
+            block = y[start : start + self._block()]
+            sq = ((block[:, None, :] - candidates[None]) ** 2).sum(-1)
+            part = np.argpartition(sq, k - 1, axis=1)[:, :k]
+            order = np.argsort(np.take_along_axis(sq, part, 1), axis=1, kind="stable")
+            out[start : start + len(block)] = rows[np.take_along_axis(part, order, 1)]
+        return out
+
+    def save(self, location: str | Path) -> str:
+        """A directory a web service can load (map.json, points.parquet, embeddings.npz, pca.npz) at `location`,
+        a path or a storage URI."""
+        with storage.staged(location) as path:
+            self._write(path)
+        return str(location)
+
+    def _write(self, path: Path) -> None:
+        import pandas as pd
+
+        meta = {
+            "format": FORMAT_VERSION,
+            "aspects": self.aspects,
+            "weights": self.weights,
+            "perplexity": self.perplexity,
+            "z_sum": self.z_sum,
+            "neighbours": self.neighbours,
+            "points": len(self),
+        }
+        (path / "map.json").write_text(json.dumps(meta, indent=2))
+        pd.DataFrame(
+            {
+                "id": self.ids,
+                "label": self.labels if self.labels is not None else [None] * len(self),
+                "x": self.coords[:, 0],
+                "y": self.coords[:, 1],
+                "beta": self.betas,
+                "row_sum": self.row_sums,
+                "row_kl": self.row_kl,
+            }
+        ).to_parquet(path / "points.parquet", index=False)
+        arrays: dict[str, Any] = {f"a{i}": self.embeddings[a] for i, a in enumerate(self.aspects)}
+        np.savez(path / "embeddings.npz", **arrays)
+        pcas: dict[str, Any] = {}
+        for i, a in enumerate(self.aspects):
+            pcas[f"mean{i}"], pcas[f"components{i}"] = self.pca[a].mean, self.pca[a].components
+        np.savez(path / "pca.npz", **pcas)
+
+    @staticmethod
+    def manifest(location: str | Path) -> dict[str, Any]:
+        """A saved map's `map.json` (aspects, weights, number of points) without loading the map."""
+        meta = storage.join(versions.resolve(location), "map.json")
+        if not storage.is_file(meta):
+            raise FileNotFoundError(f"{location} is not a saved map: map.json is missing")
+        return dict(storage.read_json(meta))
+
+    @classmethod
+    def load(cls, location: str | Path) -> SemanticMap:
+        """A saved map (a directory or a storage URI, fetched once per node), or the current version of a root."""
+        import pandas as pd
+
+        resolved = versions.resolve(location)
+        meta = cls.manifest(resolved)
+        path = storage.local_copy(resolved)
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{path}: map format {meta.get('format')} is not supported (expected {FORMAT_VERSION})")
+        points = pd.read_parquet(path / "points.parquet")
+        stored = np.load(path / "embeddings.npz")
+        pcas = np.load(path / "pca.npz")
+        aspects = meta["aspects"]
+        labels = points["label"]
+        return cls(
+            ids=[str(i) for i in points["id"]],
+            embeddings={a: stored[f"a{i}"] for i, a in enumerate(aspects)},
+            weights={a: float(w) for a, w in meta["weights"].items()},
+            coords=np.array(points[["x", "y"]].to_numpy(np.float64)),
+            perplexity=float(meta["perplexity"]),
+            betas=points["beta"].to_numpy(np.float64, copy=True),
+            row_sums=points["row_sum"].to_numpy(np.float64, copy=True),
+            row_kl=points["row_kl"].to_numpy(np.float64, copy=True),
+            z_sum=float(meta["z_sum"]),
+            pca={a: Pca(pcas[f"mean{i}"], pcas[f"components{i}"]) for i, a in enumerate(aspects)},
+            labels=None if labels.isna().all() else [str(x) for x in labels],
+            neighbours=int(meta["neighbours"]),
+        )
+
+
+def _minimise(params: list[torch.Tensor], objective: Any, steps: int) -> None:
+    """L-BFGS: the place/explain problems have 2 to ~20 variables per point and smooth objectives."""
+    optimizer = torch.optim.LBFGS(params, lr=1.0, max_iter=steps, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        optimizer.zero_grad()
+        value = objective()
+        value.backward()
+        return value
+
+    optimizer.step(closure)
+
+
+def _conditionals(
+    units: Mapping[str, np.ndarray], weights: Mapping[str, float], perplexity: float, k: int
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """β and S of every point and the sparse conditional affinities p_{j|i} over its k nearest neighbours."""
+    from scipy import sparse
+
+    n = len(next(iter(units.values())))
+    index, dist = _neighbours(units, weights, k)
+    sq = dist**2
+    betas, row_sums = _calibrate(sq, perplexity)
+    cond = np.exp(-sq * betas[:, None]) / row_sums[:, None]
+    conditional = sparse.csr_matrix((cond.ravel(), (np.repeat(np.arange(n), k), index.ravel())), shape=(n, n))
+    return betas, row_sums, conditional
+
+
+def _joint(conditional: Any) -> Any:
+    return (conditional + conditional.T) / (2 * conditional.shape[0])
+
+
+def _layout_stats(conditional: Any, coords: np.ndarray) -> dict[str, Any]:
+    """Z and row_kl_j = Σ_i p_{i|j} log(p_ij / q_ij): the first-order effect of renormalising row j."""
+    z_sum = _kernel_sum(coords)
+    coo = conditional.tocoo()
+    sq = ((coords[coo.row] - coords[coo.col]) ** 2).sum(1)
+    log_q = -np.log1p(sq) - np.log(z_sum)
+    p_joint = np.asarray(_joint(conditional)[coo.row, coo.col]).ravel()
+    terms = coo.data * (np.log(np.clip(p_joint, 1e-300, None)) - log_q)
+    row_kl = np.bincount(coo.row, weights=terms, minlength=conditional.shape[0])
+    return {"z_sum": z_sum, "row_kl": row_kl}
+
+
+def _pca_init(units: Mapping[str, np.ndarray], alpha: Mapping[str, float]) -> np.ndarray:
+    """PCA of the weighted concatenation `[√α_a û_a]` (whose squared distances are 2d), scaled as openTSNE advises.
+
+    Spectral initialisation collapses to a line when the affinity graph has disconnected clusters.
+    """
+    from openTSNE.initialization import rescale
+
+    joint = np.concatenate([np.sqrt(w) * units[a] for a, w in alpha.items() if w > 0], axis=1)
+    centred = joint - joint.mean(0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    return rescale(centred @ vt[:2].T)
+
+
+def layout(
+    ids: list[str],
+    embeddings: Mapping[str, np.ndarray] | np.ndarray,
+    weights: Mapping[str, float] | None = None,
+    labels: list[str] | None = None,
+    perplexity: float = 30.0,
+    iterations: int = 750,
+    seed: int = 0,
+    pca_components: int = 20,
+    neighbours: int = 5,
+) -> SemanticMap:
+    """Lay out a corpus with t-SNE over `d = Σ_a α_a (1 − cos_a)`; perplexity is clipped for tiny corpora."""
+    from openTSNE import TSNE
+    from openTSNE.affinity import PrecomputedAffinities
+
+    embeddings = {"": embeddings} if not isinstance(embeddings, Mapping) else dict(embeddings)
+    n = len(ids)
+    if n == 0:
+        raise ValueError("cannot lay out an empty corpus: no points were given")
+    if n < MIN_POINTS:
+        raise ValueError(f"a map needs at least {MIN_POINTS} points, got {n}")
+    if len(set(ids)) != n:
+        raise ValueError("map ids must be unique")
+    if not embeddings:
+        raise ValueError("no embeddings were given")
+    arrays = {a: np.asarray(e, dtype=np.float32) for a, e in embeddings.items()}
+    for aspect, array in arrays.items():
+        if array.ndim != 2 or len(array) != n:
+            raise ValueError(f"aspect {aspect!r}: expected {n} embeddings (one per id), got shape {array.shape}")
+        if not np.isfinite(array).all():
+            raise ValueError(f"aspect {aspect!r}: embeddings contain NaN or infinite values")
+    if labels is not None and len(labels) != n:
+        raise ValueError(f"{len(labels)} labels for {n} points")
+    alpha = aspect_weights(weights, list(arrays))
+    perplexity = float(min(perplexity, (n - 1) / 3))
+    units = {a: _unit(e) for a, e in arrays.items()}
+    betas, row_sums, conditional = _conditionals(
+        units, {a: w for a, w in alpha.items() if w > 0}, perplexity, min(n - 1, int(3 * perplexity))
+    )
+    tsne = TSNE(n_components=2, n_iter=iterations, random_state=seed, n_jobs=1)
+    start = _pca_init(units, alpha)
+    coords = np.asarray(
+        tsne.fit(affinities=PrecomputedAffinities(_joint(conditional)), initialization=start), dtype=np.float64
+    )
+    return SemanticMap(
+        ids=[str(i) for i in ids],
+        embeddings=arrays,
+        weights=alpha,
+        coords=coords,
+        perplexity=perplexity,
+        betas=betas,
+        row_sums=row_sums,
+        pca={a: Pca.fit(e, pca_components) for a, e in arrays.items()},
+        labels=None if labels is None else [str(x) for x in labels],
+        neighbours=neighbours,
+        **_layout_stats(conditional, coords),
+    )
+
+
+def layout_papers(
+    corpus: Any, vectors: Mapping[str, np.ndarray], cfg: Any, label_col: str | None = None
+) -> SemanticMap:
+    """The map of a validated corpus from its papers' vectors (`embedding.embed_papers`), laid out by `cfg`.
+
+    `cfg` is a `MapConfig`; papers are embedded as the search index embeds them (title and
+    abstract, every aspect), so a paper's map point and its search vectors come from the same text.
+    """
+    labels = corpus[label_col].astype(str).tolist() if label_col and label_col in corpus else None
+    return layout(
+        corpus["id"].astype(str).tolist(),
+        vectors,
+        cfg.weights,
+        labels=labels,
+        perplexity=cfg.perplexity,
+        iterations=cfg.iterations,
+        seed=cfg.seed,
+        pca_components=cfg.pca_components,
+        neighbours=cfg.neighbours,
+    )
+
+
+def render(
+    semantic_map: SemanticMap,
+    path: str | Path,
+    highlights: list[tuple[Any, str]] | None = None,
+    title: str | None = None,
+    max_legend: int = 20,
+) -> str:
+    """A PNG of the map: points coloured by label (with a legend), highlighted positions annotated."""
+    import textwrap
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 7), dpi=120)
+    labels = semantic_map.labels or ["points"] * len(semantic_map)
+    names = sorted(set(labels))
+    colours = plt.get_cmap("tab20" if len(names) > 10 else "tab10")
+    for i, name in enumerate(names):
+        rows = np.array([label == name for label in labels])
+        shown = name if i < max_legend else None
+        xs, ys = semantic_map.coords[rows].T
+        ax.scatter(xs, ys, s=9, color=colours(i % colours.N), label=shown, alpha=0.8)
+    for point, text in highlights or []:
+        x, y = np.asarray(point, dtype=float).reshape(-1)[:2]
+        ax.scatter([x], [y], marker="*", s=220, color="black", edgecolor="white", zorder=3)
+        ax.annotate(
+            textwrap.fill(text, 40),
+            (x, y),
+            xytext=(8, 8),
+            textcoords="offset points",
+            fontsize=8,
+            bbox={"boxstyle": "round", "fc": "white", "alpha": 0.85},
+        )
+    weights = ", ".join(f"{a or 'embedding'}={w:.2f}" for a, w in semantic_map.active.items())
+    ax.set_title(title or f"{len(semantic_map):,} points · {weights}")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if semantic_map.labels:
+        ax.legend(loc="best", fontsize=8, markerscale=2, frameon=True)
+    fig.tight_layout()
+    with tempfile.TemporaryDirectory() as tmp:
+        fig.savefig(Path(tmp) / "map.png")
+        plt.close(fig)
+        return storage.upload(Path(tmp) / "map.png", path)

@@ -1,0 +1,278 @@
+"""A searchable corpus on disk: one FAISS index per aspect, the papers' titles, and aspect-weighted queries.
+
+Layout of a search directory (written by the index stage, `run_index`: `semcse index build` and the
+pipeline's index step):
+`search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
+and label when the corpus has one), and one `VectorIndex` directory per aspect. The pipeline keeps
+its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
+corpus update publishes a grown copy (`add`, `remove`) as the next version.
+
+Weighted search is exact for any weights: it ranks every paper by `Σ_a α_a s_a(q, v)` (normalised
+α), because that sum is one inner product over the papers' aspect vectors laid side by side.
+For cosine models `Σ_a α_a cos_a(q, v) = ⟨[α_a q̂_a]_a, [v̂_a]_a⟩`; for Euclidean models the
+weighted squared distance `Σ_a α_a ‖q_a − v_a‖²` ranks as `⟨[2α_a q_a]_a ‖ [−α_a]_a, [v_a]_a ‖
+[‖v_a‖²]_a⟩` (the query's own norms do not change the order). A shortlist per aspect would miss
+exactly the papers that are moderately close on every aspect, which is what weighting is for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from semcse import storage, versions
+from semcse.config import ConfigError, EvaluationConfig, RunConfig
+from semcse.index import Metric, VectorIndex, VectorIndexError
+
+MANIFEST, PAPERS = "search.json", "papers.parquet"
+EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
+
+
+def aspect_dir(position: int, aspect: str) -> str:
+    """A file-system-safe subdirectory name per aspect (`""`, the single vector, is `default`)."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in aspect)
+    return f"aspect-{position}-{safe}" if aspect else "default"
+
+
+@dataclass
+class SearchHit:
+    id: str
+    title: str
+    score: float
+    distances: dict[str, float]
+
+
+@dataclass
+class SearchIndex:
+    """Per-aspect vector indexes over the same papers (same row order), plus their titles."""
+
+    model: str
+    indexes: dict[str, VectorIndex]
+    papers: pd.DataFrame
+    _stacked: np.ndarray | None = field(default=None, init=False, repr=False)
+
+    @property
+    def aspects(self) -> list[str]:
+        return list(self.indexes)
+
+    @property
+    def dim(self) -> int:
+        return next(iter(self.indexes.values())).dim
+
+    @classmethod
+    def build(
+        cls, model: str, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray], metric: Metric
+    ) -> SearchIndex:
+        indexes = {a: VectorIndex.build(v, metric, ids=list(ids)) for a, v in vectors.items()}
+        return cls(model, indexes, pd.DataFrame({"id": list(ids), "title": list(titles)}))
+
+    def save(self, location: str | Path) -> str:
+        """Write the index at `location` (a directory or a storage URI), replacing what was there."""
+        with storage.staged(location) as directory:
+            dirs = {a: aspect_dir(i, a) for i, a in enumerate(self.indexes)}
+            for aspect, index in self.indexes.items():
+                index.save(directory / dirs[aspect])
+            self.papers.to_parquet(directory / PAPERS, index=False)
+            manifest = {"model": self.model, "aspects": self.aspects, "dirs": dirs, "size": len(self.papers)}
+            (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
+        return str(location)
+
+    @classmethod
+    def load(cls, location: str | Path) -> SearchIndex:
+        """An index (a directory or a storage URI, fetched once per node), or a versioned root's current version."""
+        resolved = versions.resolve(location)
+        manifest = cls.manifest(resolved)
+        directory = storage.local_copy(resolved)
+        indexes = {a: VectorIndex.load(directory / manifest["dirs"][a]) for a in manifest["aspects"]}
+        return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS))
+
+    @staticmethod
+    def manifest(location: str | Path) -> dict[str, Any]:
+        """An index's `search.json` (model reference, aspects, size) without loading its vectors."""
+        path = storage.join(versions.resolve(location), MANIFEST)
+        if not storage.is_file(path):
+            raise FileNotFoundError(f"{location} is not a search index: {MANIFEST} is missing (semcse index build)")
+        return dict(storage.read_json(path))
+
+    def add(self, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray]) -> None:
+        """Append papers (one [m, d] array per aspect); they are searchable with every weighting at once."""
+        if set(vectors) != set(self.aspects):
+            raise VectorIndexError(f"vectors for aspects {sorted(vectors)}; this index has {self.aspects}")
+        ids = [str(i) for i in ids]
+        clash = sorted(set(ids) & set(self.papers["id"].astype(str)))
+        if clash or len(set(ids)) != len(ids):
+            raise VectorIndexError(f"papers already in the index or given twice: {clash[:5] or ids}")
+        if len(titles) != len(ids):
+            raise VectorIndexError(f"{len(titles)} titles for {len(ids)} papers")
+        for aspect, index in self.indexes.items():
+            index.add(vectors[aspect], ids if index.ids is not None else None)
+        added = pd.DataFrame({"id": ids, "title": [str(t) for t in titles]})
+        self.papers = pd.concat([self.papers, added], ignore_index=True)
+        self._stacked = None
+
+    def remove(self, ids: list[str]) -> None:
+        """Drop papers by id (all their aspect vectors); the others keep their order."""
+        rows = [self.row_of(str(i)) for i in ids]
+        for index in self.indexes.values():
+            index.remove(rows)
+        self.papers = self.papers.drop(index=rows).reset_index(drop=True)
+        self._stacked = None
+
+    def row_of(self, paper_id: str) -> int:
+        rows = np.flatnonzero(self.papers["id"].to_numpy() == paper_id)
+        if not len(rows):
+            raise VectorIndexError(f"unknown paper id {paper_id!r}: it is not in this index")
+        return int(rows[0])
+
+    def stored(self, row: int) -> dict[str, np.ndarray]:
+        """The indexed vectors of one paper (normalised for cosine indexes), per aspect."""
+        return {a: index.index.reconstruct(row)[None] for a, index in self.indexes.items()}
+
+    def weights(self, weights: Mapping[str, float] | None) -> dict[str, float]:
+        """Normalised α over this index's aspects without the zero-weight ones; none given: all count equally."""
+        from semcse.models.aspects import aspect_weights
+
+        try:
+            alpha = aspect_weights(weights, self.aspects)
+        except ValueError as exc:
+            raise VectorIndexError(str(exc)) from exc
+        return {a: w for a, w in alpha.items() if w > 0}
+
+    @property
+    def metric(self) -> str:
+        return next(iter(self.indexes.values())).metric
+
+    def stacked(self) -> np.ndarray:
+        """The papers' aspect vectors side by side (plus their squared norms for Euclidean models), built once."""
+        if self._stacked is None:
+            blocks = [self.indexes[a].vectors() for a in self.aspects]
+            if self.metric == "euclidean":
+                blocks += [np.square(b).sum(1, keepdims=True) for b in blocks]
+            self._stacked = np.ascontiguousarray(np.concatenate(blocks, axis=1), dtype=np.float32)
+        return self._stacked
+
+    def _stacked_query(self, query: Mapping[str, np.ndarray], alpha: dict[str, float]) -> np.ndarray:
+        """The query whose inner product with `stacked()` rows is the weighted score (up to a constant)."""
+        parts, norms = [], []
+        for aspect in self.aspects:
+            weight = alpha.get(aspect, 0.0)
+            q = np.zeros(self.indexes[aspect].dim, np.float32) if weight == 0 else self._vector(aspect, query[aspect])
+            parts.append(weight * (2 * q if self.metric == "euclidean" else q))
+            norms.append(-weight)
+        if self.metric == "euclidean":
+            parts.append(np.asarray(norms, np.float32))
+        return np.concatenate(parts).astype(np.float32)
+
+    def search(
+        self,
+        query: Mapping[str, np.ndarray],
+        k: int,
+        weights: Mapping[str, float] | None = None,
+        exclude: int | None = None,
+    ) -> list[SearchHit]:
+        """The k papers with the best weighted score, exactly; `query` holds one [1, d] vector per weighted aspect."""
+        alpha = self.weights(weights)
+        missing = [a for a in alpha if a not in query]
+        if missing:
+            raise VectorIndexError(f"the query has no vector for weighted aspect(s) {missing}")
+        combined = self.stacked() @ self._stacked_query(query, alpha)
+        if exclude is not None:
+            combined[exclude] = -np.inf
+        k = min(k, len(combined) - (exclude is not None))
+        if k < 1:
+            return []
+        top = np.argpartition(-combined, k - 1)[:k]
+        rows = top[np.argsort(-combined[top], kind="stable")]
+        hits = []
+        for row in rows:
+            scores = {a: self._score(a, query[a], int(row)) for a in alpha}
+            hits.append(
+                SearchHit(
+                    id=str(self.papers["id"].iat[row]),
+                    title=str(self.papers["title"].iat[row]),
+                    score=float(sum(alpha[a] * scores[a] for a in alpha)),
+                    distances={a: float(_distance(self.indexes[a].metric, scores[a])) for a in alpha},
+                )
+            )
+        return hits
+
+    def _vector(self, aspect: str, query: np.ndarray) -> np.ndarray:
+        index = self.indexes[aspect]
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != index.dim:
+            raise VectorIndexError(f"query vectors have dimension {q.shape[0]} but the index stores {index.dim}")
+        if not np.isfinite(q).all():
+            raise VectorIndexError("the query vector contains NaN or infinite values")
+        return q / max(float(np.linalg.norm(q)), 1e-12) if index.metric == "cosine" else q
+
+    def _score(self, aspect: str, query: np.ndarray, row: int) -> float:
+        """One paper's "higher = closer" score on one aspect: cosine, or minus the squared Euclidean distance."""
+        stored = self.indexes[aspect].index.reconstruct(row)
+        q = self._vector(aspect, query)
+        if self.indexes[aspect].metric == "euclidean":
+            return -float(np.square(stored - q).sum())
+        return float(stored @ q)
+
+
+def _distance(metric: str, score: Any) -> float:
+    """Back from a score to a distance: 1 − cos for cosine, the Euclidean distance, or −dot."""
+    if metric == "euclidean":
+        return float(np.sqrt(max(-score, 0.0)))
+    return 1.0 - score if metric == "cosine" else -score
+
+
+def build_from_corpus(
+    corpus: pd.DataFrame, model_ref: str, cfg: EvaluationConfig, embeddings: str, model: Any = None
+) -> SearchIndex:
+    """Embed title + abstract of every paper with every aspect of the model (on Ray Data actors, shards under
+    `embeddings`); index by the model's metric. `model` (an in-memory model) is embedded instead of `model_ref`.
+    """
+    from semcse.embedding import ModelRef, embed_papers
+
+    embedded = embed_papers(ModelRef(model_ref, model if model is not None else model_ref), corpus, embeddings, cfg)
+    metric: Metric = "euclidean" if embedded.similarity == "euclidean" else "cosine"
+    titles = corpus["title"].fillna("").astype(str).tolist()
+    return SearchIndex.build(model_ref, corpus["id"].astype(str).tolist(), titles, embedded.vectors, metric)
+
+
+@dataclass
+class IndexReport:
+    """What the index stage built: where, from which model, over how many papers, which aspects, what size."""
+
+    out: str
+    model: str
+    papers: int
+    aspects: list[str]
+    dim: int
+    version: str | None = None  # the version published, when `out` is a versioned root
+
+
+def run_index(cfg: RunConfig, model: str, out: str | Path, versioned: bool = False) -> IndexReport:
+    """The index stage: embed every paper of `corpus.path` with every aspect of `model`; save the index at `out`.
+
+    Papers are embedded on Ray Data actors into `<run_dir>/embeddings` (which the map step then
+    reuses). `versioned` publishes the index as the first version of a versioned root
+    (`semcse.versions`), which the pipeline does so corpus updates can later publish grown copies.
+    """
+    from semcse.data.io import read_corpus
+    from semcse.runtime import connect
+    from semcse.tracking import pinned
+
+    cfg = connect(cfg)
+    if not cfg.corpus.path:
+        raise ConfigError("corpus.path is not set: there is no corpus to index")
+    frame = read_corpus(cfg.corpus.path, cfg.corpus)
+    model = pinned(model, cfg.tracking)
+    index = build_from_corpus(frame, model, cfg.evaluation, storage.join(cfg.run_dir, EMBEDDINGS_DIR))
+    version = None
+    if versioned:
+        version, _ = versions.publish(out, "build", index.save)
+    else:
+        index.save(out)
+    return IndexReport(str(out), model, len(frame), index.aspects, index.dim, version)

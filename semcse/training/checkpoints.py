@@ -1,0 +1,158 @@
+"""Checkpoint layout and the loop state that survives a worker failure.
+
+A checkpoint directory holds:
+
+- `deepspeed/`: DeepSpeed's own checkpoint (model states from rank 0, one optimizer shard per
+  rank under ZeRO); each worker writes its shards locally and Ray Train merges every worker's
+  files into one persisted checkpoint;
+- `model/`: the encoder at that step as a sentence-transformers directory (rank 0), so the best
+  checkpoint *is* the deliverable and needs no conversion from ZeRO shards;
+- `loop_state.json`: step, best score and patience counter, so early stopping resumes exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from semcse.training.validation import significantly_better, significantly_worse
+
+DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
+CANDIDATE_SCORE = "candidate_score"
+# The candidate score of a checkpoint that did not improve: ranked last. Finite, because Ray Train's run
+# snapshot (what a resubmitted job restores its checkpoints from) writes infinity as null.
+NOT_A_CANDIDATE = sys.float_info.max
+
+
+@dataclass
+class LoopState:
+    """Where the loop is: steps done, the base model's and the best validation score, evaluations since the best.
+
+    The base model's evaluation (step 0) is the first record, so the best so far starts as the
+    base: a trained step counts as an improvement only when it scores strictly better than the
+    best, and, with `significant`, when its per-abstract scores also beat the base model's on the
+    same abstracts with a paired bootstrap interval that excludes zero. With labels, a step whose
+    label agreement is significantly below the base model's never counts (`label_loss` says so).
+    """
+
+    step: int = 0
+    base_score: float = math.inf
+    best_score: float = math.inf
+    best_step: int = 0
+    evals_without_improvement: int = 0
+    base_items: list[float] | None = None
+    base_label_items: list[float] | None = None
+    label_loss: bool = False
+
+    def record(
+        self,
+        score: float,
+        items: np.ndarray | None = None,
+        significant: bool = False,
+        label_items: np.ndarray | None = None,
+    ) -> bool:
+        """Count one evaluation; True when it improved on the best score (the base model's, at step 0)."""
+        if self.step == 0:
+            self.base_score = score
+            self.base_items = _floats(items)
+            self.base_label_items = _floats(label_items)
+        better = score < self.best_score
+        if better and self.step > 0 and significant and items is not None and self.base_items is not None:
+            better = significantly_better(items, np.asarray(self.base_items))
+        self.label_loss = (
+            self.step > 0
+            and label_items is not None
+            and self.base_label_items is not None
+            and significantly_worse(label_items, np.asarray(self.base_label_items))
+        )
+        better = better and not self.label_loss
+        if better:
+            self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0
+            return True
+        self.evals_without_improvement += 1
+        return False
+
+
+def _floats(values: np.ndarray | None) -> list[float] | None:
+    """Per-abstract scores as JSON-ready floats (the state is saved in every checkpoint)."""
+    return None if values is None else [float(x) for x in values]
+
+
+def save(
+    engine: Any, state: LoopState, directory: Path, rank: int, zero_stage: int, model_factory: Callable[[], Any]
+) -> Path:
+    """Write this worker's part of a checkpoint into `directory` (a collective: every rank calls it)."""
+    engine.save_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
+    if engine.bfloat16_enabled():
+        _save_fp32_model(engine, directory / MODEL_DIR, rank, model_factory)
+    else:
+        _save_model(engine, directory / MODEL_DIR, rank, zero_stage)
+    if rank == 0:
+        (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
+    return directory
+
+
+def _save_model(engine: Any, out: Path, rank: int, zero_stage: int) -> None:
+    """fp32 training: the module's weights are the master weights (gathered first under ZeRO-3)."""
+    import deepspeed
+
+    params = list(engine.module.parameters())
+    gathered = deepspeed.zero.GatheredParameters(params, modifier_rank=None) if zero_stage == 3 else nullcontext()
+    with gathered:
+        if rank == 0:
+            engine.module.save(out)
+
+
+def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[[], Any]) -> None:
+    """bf16 training: export the optimizer's fp32 master weights, not the rounded bf16 training copy.
+
+    Every rank takes part in assembling each full fp32 parameter (a collective under ZeRO); rank 0
+    writes them into a freshly built fp32 model (frozen parameters, which have no master copy, keep
+    the base model's exact fp32 values there) and saves that.
+    """
+    import torch
+    from deepspeed.utils import safe_get_full_fp32_param
+
+    masters = {name: safe_get_full_fp32_param(p) for name, p in engine.module.named_parameters()}
+    if rank != 0:
+        return
+    with torch.random.fork_rng(devices=[]):
+        model = model_factory()
+    target = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in masters.items():
+            if value is not None:
+                target[name].copy_(value.detach().reshape(target[name].shape).float().cpu())
+    model.save(out)
+
+
+def restore(engine: Any, directory: Path) -> LoopState:
+    """Load DeepSpeed states (weights, optimizer shard, scheduler) and the loop state."""
+    engine.load_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
+    return LoopState(**json.loads((directory / STATE_FILE).read_text()))
+
+
+def best_model(result: Any) -> tuple[Any, dict[str, Any]]:
+    """The checkpoint of the best step (the base model's when no step beat it) and its metrics.
+
+    Checkpoints are ranked by `CANDIDATE_SCORE`, which is the validation score only for an
+    evaluation that strictly improved on every earlier one (the base model's included), so the
+    earliest of equal scores wins.
+    """
+    candidates = [(ckpt, metrics) for ckpt, metrics in (result.best_checkpoints or []) if CANDIDATE_SCORE in metrics]
+    if not candidates:
+        raise RuntimeError("training finished without a validated checkpoint; is max_steps >= 1?")
+    return min(candidates, key=lambda item: (item[1][CANDIDATE_SCORE], item[1]["step"]))
+
+
+def beats_base(best: dict[str, Any]) -> bool:
+    """Whether the best checkpoint is a trained step: step 0 is the base model, candidate zero."""
+    return best["step"] > 0

@@ -1,0 +1,356 @@
+"""The per-worker training loop run by `ray.train.torch.TorchTrainer`.
+
+Every worker runs exactly `max_steps` optimisation steps (or stops at the same early-stopping
+evaluation): the training rows sit once in Ray's object store, and every worker takes its slice
+of the same seeded global batches (`global_batches`), so workers never fall out of step in the
+collectives and a step's global batch does not depend on how many workers share it. The base
+model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
+delivered. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
+collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 reports
+progress (`logging`, which Ray forwards from the worker to the driver's terminal) and logs to MLflow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from semcse import logs
+from semcse.config import TrackingConfig, TrainingConfig
+from semcse.training import checkpoints
+from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
+from semcse.training.objective import TEXTS, Objective
+from semcse.training.validation import Validated, ValidationSet, evaluate
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FailOnce:
+    """Test hook: the last worker exits hard after `step` steps unless `marker` exists (then creates it)."""
+
+    step: int
+    marker: str
+
+    @classmethod
+    def from_env(cls, value: str | None) -> FailOnce | None:
+        """Parse `SEMCSE_FAIL_ONCE=<step>:<marker path>`; unset means no failure injection."""
+        if not value:
+            return None
+        step, marker = value.split(":", 1)
+        return cls(int(step), marker)
+
+    def maybe_fail(self, step: int, rank: int, world: int) -> None:
+        if step == self.step and rank == world - 1 and not os.path.exists(self.marker):
+            Path(self.marker).touch()
+            logger.warning("injected failure: worker %d exits after step %d", rank, step)
+            os._exit(1)
+
+
+@dataclass(frozen=True)
+class LoopSpec:
+    """Everything a worker needs; pickled into `train_loop_config`."""
+
+    cfg: TrainingConfig
+    objective: Objective
+    model_factory: Callable[[], Any]
+    validation: ValidationSet | Any
+    tracking: TrackingConfig | None = None
+    run_id: str | None = None
+    fail_once: FailOnce | None = None
+    evaluate: Callable[[Any, Any], Validated] = evaluate  # (model, validation) -> metrics with val_score
+
+
+class Meter:
+    """Rank 0's loss, pairs and tokens since the last log line, for the loss curve and throughput.
+
+    Throughput is scaled by the world size (workers run in lockstep with equal batch sizes), which
+    avoids an extra collective per step; tokens/s is therefore an estimate from rank 0's batches.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.losses: list[float] = []
+        self.pairs = 0
+        self.tokens = 0
+        self.started = time.perf_counter()
+
+    def add(self, loss: float, pairs: int, tokens: int) -> None:
+        self.losses.append(loss)
+        self.pairs += pairs
+        self.tokens += tokens
+
+    def summary(self, world: int) -> dict[str, float]:
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        return {
+            "loss": float(np.mean(self.losses)),
+            "samples_per_s": self.pairs * world / elapsed,
+            "tokens_per_s": self.tokens * world / elapsed,
+        }
+
+
+def global_batches(
+    rows: pd.DataFrame, batch_size: int, rank: int, world: int, seed: int, start_step: int = 0
+) -> Iterator[dict[str, np.ndarray]]:
+    """This worker's share of every global batch, epoch after epoch, from `start_step` on.
+
+    Each epoch is a fresh permutation of all rows drawn from `(seed, epoch)`: a global shuffle, so
+    batches mix the corpus however it is sorted (a label-sorted corpus would otherwise give
+    same-topic in-batch negatives), and a new order every epoch. Global batch k holds the same rows
+    whatever the number of workers (worker r takes its slice of it), and a run resumed at step s
+    continues the sequence exactly. Each epoch drops its last incomplete global batch.
+    """
+    per_epoch = len(rows) // batch_size
+    if per_epoch == 0:
+        raise RuntimeError(f"the training data holds {len(rows)} rows, fewer than one batch of {batch_size}")
+    share = batch_size // world
+    columns = list(rows.columns)
+    step, epoch, order = start_step, -1, np.empty(0, dtype=np.int64)
+    while True:
+        if step // per_epoch != epoch:
+            epoch = step // per_epoch
+            order = np.random.default_rng([seed, epoch]).permutation(len(rows))
+        first = (step % per_epoch) * batch_size + rank * share
+        part = rows.iloc[order[first : first + share]]
+        yield {column: part[column].to_numpy() for column in columns}
+        step += 1
+
+
+def train_loop(config: dict[str, Any]) -> None:
+    """`train_loop_per_worker`: DeepSpeed engine, resume, steps, periodic evaluation + checkpoint."""
+    import ray
+    import ray.train
+    import torch
+    import torch.distributed as dist
+
+    spec: LoopSpec = config["spec"]
+    cfg = spec.cfg
+    context = ray.train.get_context()
+    rank, world = context.get_world_rank(), context.get_world_size()
+    if not cfg.use_gpu:
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")
+        torch.set_num_threads(max(1, int(cfg.cpus_per_worker)))
+    import deepspeed
+
+    logs.configure()  # again: importing DeepSpeed resets its logger's level
+    from semcse.tracking import Tracker
+    from semcse.training.engine import deepspeed_config, parameter_groups, skip_shared_memory_op
+
+    started = time.perf_counter()
+    model = spec.model_factory()
+    if not cfg.use_gpu:
+        skip_shared_memory_op()
+    engine, _, _, scheduler = deepspeed.initialize(
+        model=model,
+        model_parameters=parameter_groups(model, cfg.weight_decay),
+        config=deepspeed_config(cfg),
+        dist_init_required=False,
+    )
+    state = checkpoints.LoopState()
+    resumed_from = ray.train.get_checkpoint()
+    if resumed_from is not None:
+        with resumed_from.as_directory() as directory:
+            state = checkpoints.restore(engine, Path(directory))
+    tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
+    log = _progress(rank, tracker)
+    setup = {"setup_s": time.perf_counter() - started}
+    start_step = state.step
+    if resumed_from is not None:
+        log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
+    else:
+        _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, setup)
+
+    collate = spec.objective.collate_fn(engine.module, np.random.default_rng([cfg.seed, rank, start_step]))
+    rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
+    meter = Meter()
+    clock = EvaluationClock(cfg, engine.device, dist)
+    engine.train()
+    while state.step < cfg.max_steps:
+        batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
+        loss = spec.objective.loss(engine, batch)
+        engine.backward(loss)
+        engine.step()
+        state.step += 1
+        meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens)
+        if state.step % cfg.log_every == 0 or state.step == cfg.max_steps:
+            stats = meter.summary(world) | {"lr": scheduler.get_last_lr()[0]}
+            log(
+                f"step {state.step}/{cfg.max_steps} loss {stats['loss']:.4f} "
+                f"{stats['samples_per_s']:.1f} pairs/s {stats['tokens_per_s']:.0f} tokens/s",
+                stats,
+                state.step,
+            )
+            meter.reset()
+        if clock.due(state.step, rank):
+            stop = _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist)
+            engine.train()
+            meter.reset()
+            clock.restart()
+            if stop:
+                break
+        if spec.fail_once is not None:
+            spec.fail_once.maybe_fail(state.step, rank, world)
+
+
+class EvaluationClock:
+    """When to evaluate: every `eval_every` steps, or every `eval_every_minutes` of wall time, and at the end.
+
+    A time-based schedule is rank 0's clock broadcast to every worker (one tiny collective per step),
+    because evaluation and checkpointing are collectives that all workers must enter together.
+    """
+
+    def __init__(self, cfg: TrainingConfig, device: Any, dist: Any) -> None:
+        self.cfg, self.device, self.dist = cfg, device, dist
+        self.restart()
+
+    def restart(self) -> None:
+        self.since = time.perf_counter()
+
+    def due(self, step: int, rank: int) -> bool:
+        if step == self.cfg.max_steps:
+            return True
+        if self.cfg.eval_every_minutes is None:
+            return step % self.cfg.eval_every == 0
+        import torch
+
+        elapsed = time.perf_counter() - self.since
+        flag = torch.tensor([int(elapsed >= 60 * self.cfg.eval_every_minutes)], device=self.device)
+        if self.dist.is_initialized():
+            self.dist.broadcast(flag, src=0)
+        return bool(flag.item())
+
+
+def _evaluate_and_checkpoint(
+    engine: Any,
+    spec: LoopSpec,
+    state: checkpoints.LoopState,
+    rank: int,
+    log: Callable[[str, dict[str, float], int], None],
+    start_step: int,
+    dist: Any,
+    extra: dict[str, float] | None = None,
+) -> bool:
+    """Validate, update early stopping, report a checkpoint; True when patience is exhausted.
+
+    At step 0 this scores and checkpoints the base model, which becomes the best candidate so far:
+    later steps must beat it, and when none does the base is what the run delivers.
+    """
+    import ray.train
+    from ray.train import Checkpoint
+
+    started = time.perf_counter()
+    validated = _shared_evaluation(engine.module, spec, rank, dist)
+    metrics = validated.metrics
+    improved = state.record(
+        metrics["val_score"], validated.items, spec.cfg.improvement == "significant", validated.label_items
+    )
+    stop = state.evals_without_improvement >= spec.cfg.patience
+    timing = _seconds("eval", started)
+    report = metrics | {
+        # what Ray Train keeps checkpoints by: only a new best competes, so a later step that merely
+        # ties the best (or the base model) can never displace it
+        CANDIDATE_SCORE: metrics["val_score"] if improved else NOT_A_CANDIDATE,
+        "step": state.step,
+        "base_val_score": state.base_score,
+        "best_val_score": state.best_score,
+        "best_step": state.best_step,
+        "start_step": start_step,
+        "early_stopped": stop,
+    }
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.zero_stage, spec.model_factory)
+        ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
+    if state.step == 0:
+        verdict = " (base model: the candidate to beat)"
+    elif improved:
+        verdict = " (best)"
+    else:
+        verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''}"
+        if state.label_loss:
+            verdict += ", label agreement significantly below the base model's"
+        elif metrics["val_score"] < state.best_score:
+            verdict += ", lower but not significantly better than the base"
+        verdict += ")"
+    if stop:
+        verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
+    log(
+        f"eval step {state.step}: {_ranks(metrics)}{verdict}",
+        (extra or {}) | metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
+        state.step,
+    )
+    return stop
+
+
+def _seconds(phase: str, started: float) -> dict[str, float]:
+    """`{phase}_s` since `started`: logged beside the metrics so a slow run shows where its time went."""
+    return {f"{phase}_s": time.perf_counter() - started}
+
+
+def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Validated:
+    """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
+
+    Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they
+    would take its cores while doing so; instead rank 0 borrows the CPUs its node reserved for all of
+    this run's workers, which sit idle at the broadcast while it evaluates.
+    """
+    import ray.train
+
+    alone = spec.cfg.zero_stage != 3
+    evaluates = rank == 0 or not alone
+    node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
+    threads = node_cpus if alone and not spec.cfg.use_gpu else None
+    with _torch_threads(threads):
+        shared = [spec.evaluate(model, spec.validation) if evaluates else None]
+    if dist.is_initialized():
+        dist.broadcast_object_list(shared, src=0)
+    if shared[0] is None:
+        raise RuntimeError(f"worker {rank} received no validation result from rank 0")
+    return shared[0]
+
+
+@contextlib.contextmanager
+def _torch_threads(count: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to `count` inside the block (unchanged for None), restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    if count:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _ranks(metrics: dict[str, float]) -> str:
+    """Whatever validation metrics the objective reports, e.g. `rank pair 3.10, rank document 2.40, score 2.75`."""
+    return ", ".join(
+        f"{k.removeprefix('val_').replace('_', ' ')} {v:.2f}" for k, v in metrics.items() if k.startswith("val_")
+    )
+
+
+def _progress(rank: int, tracker: Any) -> Callable[[str, dict[str, float], int], None]:
+    """Rank 0 reports a line and logs the metrics to MLflow; other ranks stay quiet."""
+
+    def log(line: str, metrics: dict[str, float], step: int) -> None:
+        if rank != 0:
+            return
+        logger.info(line, extra=logs.stage("train"))
+        if tracker is not None:
+            tracker.log_metrics({k: v for k, v in metrics.items() if math.isfinite(v)}, step=step)
+
+    return log

@@ -1,0 +1,198 @@
+"""Encoder training: check everything and prepare the data, then run it the way every training run goes.
+
+`prepare` does all the checking a run needs before any Ray work is scheduled (model loads, pooling
+and head are valid, there are pairs to train on, the batch fits the data, validation is possible),
+so a misconfiguration costs seconds and prints one clear message instead of failing inside a
+worker. `train` describes the run (pairs objective, encoder, banner) and hands it to
+`driver.fit_and_deliver`, which saves the best checkpoint's encoder as a sentence-transformers
+directory. The base model is candidate zero: when a trained step beats it on
+validation, the best step is logged to MLflow and registered under `training.register_name`; when
+none does, the run says so, delivers the base model unchanged and registers nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from semcse import storage
+from semcse.config import RunConfig, TrainingConfig
+from semcse.data.io import read_corpus
+from semcse.data.modes import needs_texts, pair_mode
+from semcse.data.positives import build_pair_rows
+from semcse.data.split import frame_splits
+from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
+from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
+from semcse.training.engine import build_encoder
+from semcse.training.loop import FailOnce
+from semcse.training.objective import PairObjective
+from semcse.training.validation import ValidationSet, build_validation_set
+
+FAIL_ONCE_ENV = "SEMCSE_FAIL_ONCE"
+
+
+@dataclass
+class PreparedData:
+    """Training rows (one per usable abstract), the validation texts, and the run's resolved training config.
+
+    `training` differs from the run config's where preparation resolved something, e.g. a
+    `scratch:` base model built into the run directory.
+    """
+
+    train_rows: pd.DataFrame
+    validation: ValidationSet
+    counts: dict[str, int]
+    training: TrainingConfig
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare(cfg: RunConfig) -> PreparedData:
+    """Validate the configuration against the model and the data; build train rows and the validation set."""
+    tc = cfg.training
+    if not cfg.corpus.path:
+        raise TrainingSetupError("corpus.path is not set; pass --corpus PATH (a validated corpus)")
+    corpus = read_corpus(cfg.corpus.path, cfg.corpus)
+    split = frame_splits(corpus, cfg.corpus)
+    train_corpus = corpus[split == "train"]
+    if is_scratch(tc.base_model):
+        tc = _build_scratch(cfg, tc.base_model, train_corpus)
+    notes: list[str] = []
+    try:
+        build_encoder(tc, notes)
+    except (OSError, ValueError) as exc:
+        raise TrainingSetupError(
+            f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
+        ) from exc
+    texts = _read_texts(tc.texts, tc.pairs, cfg.generation.combine_settings) if needs_texts(tc.pairs) else None
+    if tc.train_fraction < 1:
+        train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
+    train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
+    val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
+    validation = build_validation_set(
+        tc.pairs,
+        val_rows,
+        tc.val_size,
+        tc.similarity,
+        tc.seed,
+        tc.max_length,
+        labels=_labels(corpus, cfg) if tc.label_guard else None,
+        label_k=cfg.evaluation.agreement_k,
+    )
+    counts = {
+        "corpus_rows": len(corpus),
+        "train_abstracts": len(train_corpus),
+        "train_rows": len(train_rows),
+        "val_abstracts": int((split == "val").sum()),
+        "val_rows": len(validation),
+        "val_labelled": len(validation.labels),
+    }
+    _check_sizes(tc, counts)
+    if validation.labels:
+        notes.append(
+            f"label guard: a step whose label agreement ({cfg.corpus.label_col!r}, {len(validation.labels)} "
+            "validation abstracts) is significantly below the base model's is never delivered"
+        )
+    return PreparedData(train_rows, validation, counts, tc, notes)
+
+
+def _labels(corpus: pd.DataFrame, cfg: RunConfig) -> pd.Series | None:
+    """The corpus's labels by id for the label guard, or None when the corpus names no label column."""
+    column = cfg.corpus.label_col
+    if not column:
+        return None
+    if column not in corpus.columns:
+        raise TrainingSetupError(
+            f"corpus.label_col={column!r} is not a column of {cfg.corpus.path} (columns: {list(corpus.columns)}); "
+            "fix the name, or unset it (the label guard then checks pair ranks only)"
+        )
+    labels = corpus.set_index("id")[column]
+    return labels[labels.notna() & (labels.astype(str).str.strip() != "")].astype(str)
+
+
+def _build_scratch(cfg: RunConfig, ref: str, train_corpus: pd.DataFrame) -> TrainingConfig:
+    """Build `scratch:<architecture>` from the training split's text into the run directory; point the run at it.
+
+    Only training abstracts shape the vocabulary, so nothing of the validation or test split leaks in.
+    The model goes under the run directory (a storage URI on a cluster), where every worker finds it.
+    """
+    tc = cfg.training
+    out = storage.join(cfg.run_dir, "scratch", f"{ref.removeprefix(SCRATCH_PREFIX)}-seed{tc.seed}")
+    texts = (train_corpus["title"].fillna("") + " " + train_corpus["abstract"].fillna("")).tolist()
+    try:
+        with storage.staged(out) as staged:
+            build_scratch_encoder(ref, texts, staged, seed=tc.seed)
+    except ValueError as exc:
+        raise TrainingSetupError(str(exc)) from exc
+    return tc.model_copy(update={"base_model": storage.normalize(out)})
+
+
+def _read_texts(path: str | None, mode: str, combine: bool) -> pd.DataFrame:
+    from semcse.data.generated import GeneratedDataError, read_texts
+
+    if not path:
+        raise TrainingSetupError(f"pairs mode {mode!r} trains on generated texts; pass --texts DIR")
+    try:
+        return read_texts(path, combine)
+    except GeneratedDataError as exc:
+        raise TrainingSetupError(str(exc)) from exc
+
+
+def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
+    mode = pair_mode(tc.pairs)
+    count = "≥2" if mode.min_texts >= 2 else "at least one"
+    if mode.source == "crops":
+        sentences = f"{tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars"
+        what = f"{count} crop(s) of {sentences}"
+    else:
+        what = f"{count} {'applicable' if mode.source == 'aspect' else 'generated'} summaries"
+    if counts["train_rows"] == 0:
+        raise TrainingSetupError(
+            f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "
+            f"(pairs mode {tc.pairs!r})"
+        )
+    if counts["train_rows"] < tc.batch_size:
+        raise TrainingSetupError(
+            f"batch_size {tc.batch_size} is larger than the training data: {counts['train_rows']} usable abstracts; "
+            "lower training.batch_size"
+        )
+    if counts["val_rows"] < 2:
+        raise TrainingSetupError(
+            f"validation needs ≥2 held-out abstracts with {what}, found {counts['val_rows']} "
+            f"(of {counts['val_abstracts']} in the val split); raise corpus.val_fraction"
+        )
+
+
+def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
+    """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`; register it if it won."""
+    prepared = prepared or prepare(cfg)
+    tc = prepared.training
+    recipe = tc.recipe()
+    described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
+    banner = [
+        f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
+        f"validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, ZeRO-{tc.zero_stage}, "
+        f"{tc.max_steps} steps; {described}",
+        *(f"note: {note}" for note in prepared.notes),
+    ]
+    job = TrainingJob(
+        stage="train",
+        run_name=f"train-{tc.pairs}",
+        tags={"stage": "train", "pairs": tc.pairs},
+        params={f"recipe.{k}": v for k, v in recipe.items()}
+        | {"corpus.path": cfg.corpus.path}
+        | {f"data.{k}": v for k, v in prepared.counts.items()},
+        objective=PairObjective(tc),
+        model_factory=functools.partial(build_encoder, tc),
+        validation=prepared.validation,
+        rows=prepared.train_rows,
+        out=tc.out or storage.join(cfg.run_dir, "encoder"),
+        artifact="encoder",
+        register_name=tc.register_name,
+        register_alias=tc.register_alias,
+        banner=banner,
+        fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
+    )
+    return fit_and_deliver(cfg, tc, job)

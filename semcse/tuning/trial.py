@@ -1,0 +1,112 @@
+"""One trial: its RunConfig, a TorchTrainer fit through the ordinary training entry point, its suites.
+
+The trial function runs inside a Tune trial actor (the Ray Train V2 + Tune pattern) and calls
+`training.trainer.train` (or `training.distill.distill` for SemCSE-Multi), which builds and fits the
+TorchTrainer, so a trial trains exactly like `semcse train` does. Tune starts trials in their own
+working directory, so the driver resolves every location of the base config (`runtime.connect`)
+before trials see it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from semcse import storage
+from semcse.config import RunConfig, apply_overrides
+
+if TYPE_CHECKING:
+    from semcse.training.distill import DistillResult
+    from semcse.training.driver import TrainResult
+
+LOWER_IS_BETTER_KEY = "lower_is_better"
+TRAIN_RUN_KEY = "train_run_id"
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """What every trial shares (pickled into the trial actors by `tune.with_parameters`)."""
+
+    study: str
+    trainer: str
+    base: dict[str, Any]
+    suites: tuple[str, ...]
+    trials_dir: str
+
+
+def trial_config(spec: TrialSpec, params: dict[str, Any], trial_id: str) -> RunConfig:
+    """Base config + this trial's parameters, with its own output directories and registry entry."""
+    out = storage.join(spec.trials_dir, trial_id)
+    data = apply_overrides(copy.deepcopy(spec.base), [f"{key}={json.dumps(value)}" for key, value in params.items()])
+    data["run_dir"] = out
+    data["training"] |= {"out": storage.join(out, "encoder"), "register_name": f"semcse-tune-{spec.study}"}
+    data["training"]["register_alias"] = f"trial-{trial_id}"
+    data["multi"] |= {"out": storage.join(out, "unified"), "register_name": f"semcse-tune-{spec.study}"}
+    data["multi"]["register_alias"] = f"trial-{trial_id}"
+    return RunConfig.model_validate(data)
+
+
+def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
+    """The Tune function: train (reports relayed live), evaluate the delivered model, report final metrics."""
+    from ray import tune
+
+    from semcse.tuning import relay
+
+    trial_id = tune.get_context().get_trial_id()
+    cfg = trial_config(spec, params, trial_id)
+    relay.install()
+    result: TrainResult | DistillResult
+    if spec.trainer == "multi":
+        from semcse.training.distill import distill
+
+        result = distill(cfg)
+    else:
+        from semcse.training.trainer import train
+
+        result = train(cfg)
+    final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {"best_step": result.best["step"]}
+    suite_metrics, lower = evaluate_model(cfg, result.model_dir, spec.suites, storage.join(cfg.run_dir, "evaluation"))
+    lower |= {k for k in final if k.startswith("val_")}
+    report = final | suite_metrics | {LOWER_IS_BETTER_KEY: ",".join(sorted(lower))}
+    tune.report(report | ({TRAIN_RUN_KEY: result.run_id} if result.run_id else {}))
+
+
+def evaluate_model(
+    cfg: RunConfig, model_dir: str, suites: tuple[str, ...], out: str
+) -> tuple[dict[str, float], set[str]]:
+    """Each suite's row for this model as `<suite>/<metric>`, and which of them are lower-is-better.
+
+    `overall` is left out: it normalises a model against the others in the same call, and a trial's
+    model is evaluated alone (compare trials on the raw columns instead). On the training corpus,
+    trials are scored on its validation split: choosing a trial must not look at the test split.
+    """
+    from semcse.evaluation.report import write_report
+    from semcse.evaluation.runner import SUITES, model_refs
+
+    data = cfg.evaluation.data or cfg.corpus.path
+    if not cfg.evaluation.data:
+        cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "val"})})
+    metrics: dict[str, float] = {}
+    lower: set[str] = set()
+    for name in suites:
+        result = SUITES[name](model_refs([f"trial={model_dir}"]), data, cfg, out)
+        write_report(result, out)
+        row = result.table.loc["trial"].drop(labels=["overall"], errors="ignore")
+        metrics |= {f"{name}/{metric}": float(value) for metric, value in row.items()}
+        lower |= {f"{name}/{metric}" for metric in result.lower_is_better}
+    return metrics, lower
+
+
+def check_base(cfg: RunConfig, trainer: str) -> None:
+    """Fail before any trial on what every trial would hit: no model, no corpus, no pairs, batch too large."""
+    if trainer == "multi":
+        from semcse.training.aspects import stage_training
+        from semcse.training.distill import prepare_distill
+
+        prepare_distill(cfg, stage_training(cfg, cfg.multi.distill, "multi.distill"))
+    else:
+        from semcse.training.trainer import prepare
+
+        prepare(cfg)

@@ -1,5 +1,0 @@
-"""Ray Serve applications: embed (OpenAI-compatible embeddings), search, decode, and the map explorer.
-
-Each module is one FastAPI-ingress deployment plus an `app(args)` builder that `serve deploy
-serve_apps/config.yaml` and `semcse serve` call with ServeConfig fields as args.
-"""

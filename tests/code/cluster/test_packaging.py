@@ -1,0 +1,209 @@
+"""Code that travels: an installed wheel finds its packs, studies, configs and Serve config from any directory,
+and `ray job submit --working-dir .` runs this checkout on a cluster whose Python does not have it installed.
+
+Both use a fresh virtual environment that sees the test environment's dependencies (a path file naming
+its site-packages) but not its editable install of semcse, which lives in a path file of its own that
+only a site directory's processing would run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from semcse.config import load_config
+from semcse.pipeline import PipelineState
+from semcse.tracking import Tracker
+from tests.fixtures.loopback import free_port
+from tests.paths import REPO
+
+EXAMPLES = REPO / "examples"
+
+
+def _fresh_venv(where: Path) -> Path:
+    """A venv without semcse whose imports fall back to this environment's dependencies; returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    python = where / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(site, "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    probe = subprocess.run([str(python), "-c", "import semcse"], capture_output=True, text=True, cwd=where)
+    assert probe.returncode != 0, "the fresh venv must not see the checkout's semcse"
+    return python
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project built as a wheel from a copy of its sources (the checkout stays clean)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "semcse", source / "semcse", ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out), "."],
+        cwd=source,
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
+    (found,) = out.glob("semcse-*.whl")
+    return found
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_finds_its_resources_from_another_directory(wheel: Path, tmp_path: Path) -> None:
+    python = _fresh_venv(tmp_path / "venv")
+    site = next((tmp_path / "venv" / "lib").glob("python*/site-packages"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        archive.extractall(site)
+    for shipped in ("configs/demo.yaml", "packs/medicine.yaml", "studies/cropping.yaml", "apps/config.yaml"):
+        assert f"semcse/{shipped}" in names, f"{shipped} is not in the wheel"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    check = (
+        "import semcse; assert semcse.__file__.startswith(%r), semcse.__file__\n"
+        "from semcse.tuning.study import load_study; study, base = load_study('cropping')\n"
+        "from semcse.generation.prompts import load_aspect_pack; pack = load_aspect_pack('medicine')\n"
+        "from semcse.serving import deploy_config; from semcse.config import ServeConfig\n"
+        "plan = deploy_config(None, ServeConfig())\n"
+        "print(study.name, base.name, pack.name, sorted(a['name'] for a in plan['applications']))\n"
+    ) % str(site)
+    shown = subprocess.run([str(python), "-c", check], cwd=elsewhere, capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stderr[-3000:]
+    assert shown.stdout.split()[:3] == ["cropping", "demo", "medicine"]
+    out = tmp_path / "validated"
+    stage = subprocess.run(
+        [str(python), "-m", "semcse", "corpus", "validate", str(EXAMPLES / "demo_corpus.jsonl"), "--out", str(out)]
+        + ["--config", "demo", "--set", "tracking.enabled=false"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert stage.returncode == 0, stage.stderr[-3000:]
+    assert (out / "accepted.parquet").is_file() and "in = accepted + rejected: 360 = 360 + 0" in stage.stdout
+    assert not (elsewhere / "runs").exists()
+
+
+def _head_logs(temp_dir: Path) -> str:
+    """The tails of the head's agent and job-server logs: why a job was refused is only written there."""
+    logs = temp_dir / "session_latest" / "logs"
+    names = ("dashboard_agent.log", "dashboard_JobHead.log", "raylet.out")
+    tails = [f"\n--- {n}\n" + (logs / n).read_text(errors="replace")[-2500:] for n in names if (logs / n).is_file()]
+    return "".join(tails)
+
+
+@pytest.mark.slow
+def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipeline_config, tmp_path: Path):
+    """`ray start --head` with a Python that cannot import semcse, then `ray job submit --working-dir .` of the
+    reduced demo: the job's driver and every worker import the checkout the job brought.
+
+    The head runs with `--block` in its own process group so stopping it cannot touch the session's
+    cluster; its temp dir is short because Ray's Unix sockets live under it (108-byte path limit).
+    Ray 2.60 secures the dashboard with a token; RAY_AUTH_MODE=token makes the CLI send it.
+    """
+    python = _fresh_venv(tmp_path / "bare")
+    ray_bin = Path(sys.executable).parent / "ray"
+    dashboard = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {"RAY_AUTH_MODE": "token"}
+    temp_dir = tempfile.mkdtemp(prefix="rayjob", dir="/tmp")
+    head = subprocess.Popen(
+        [
+            str(python),
+            "-m",
+            "ray.scripts.scripts",
+            "start",
+            "--head",
+            "--block",
+            f"--port={free_port()}",
+            "--node-ip-address=127.0.0.1",
+            f"--dashboard-port={dashboard}",
+            "--dashboard-host=127.0.0.1",
+            f"--dashboard-agent-listen-port={free_port()}",
+            f"--dashboard-agent-grpc-port={free_port()}",
+            f"--runtime-env-agent-port={free_port()}",
+            f"--metrics-export-port={free_port()}",
+            f"--ray-client-server-port={free_port()}",
+            "--num-cpus=2",
+            f"--temp-dir={temp_dir}",
+            "--disable-usage-stats",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 180
+        while True:
+            assert head.poll() is None, "ray start --head exited"
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/version", timeout=2)
+                break
+            except urllib.error.HTTPError:
+                break  # any HTTP answer means the dashboard is up (its API may require Ray's auth token)
+            except OSError:
+                assert time.time() < deadline, "the Ray dashboard did not come up"
+                time.sleep(2)
+        config = pipeline_config()
+        cfg = load_config(config)
+        runtime_env = {
+            "excludes": [".venv", ".git", "runs", "mlruns", "mlflow.db", "test-artifacts"],
+            "env_vars": {"HF_HUB_OFFLINE": "1"},
+        }
+        submit = [
+            str(ray_bin),
+            "job",
+            "submit",
+            f"--address=http://127.0.0.1:{dashboard}",
+            "--working-dir",
+            str(REPO),
+            "--runtime-env-json",
+            json.dumps(runtime_env),
+            "--",
+            str(python),
+            "jobs/pipeline.py",
+            "--config",
+            str(config),
+            "--until",
+            "register",
+        ]
+        for _ in range(20):  # the dashboard answers a little before its job agent is ready
+            result = subprocess.run(submit, env=env, capture_output=True, text=True, timeout=900)
+            if "No available agent to submit job" not in result.stdout + result.stderr:
+                break
+            time.sleep(3)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1500:] + _head_logs(Path(temp_dir))
+        output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+        assert re.search(r"Job '\S+' succeeded", output), output[-3000:]
+        state = PipelineState.load(cfg.run_dir)
+        assert {"validate", "train", "evaluate", "register"} <= set(state.steps)
+        train = state.steps["train"]["outputs"]
+        assert (train["version"] is not None) == train["improved"]
+        if train["version"] is not None:
+            assert Tracker(cfg.tracking).client.get_model_version(cfg.training.register_name, train["version"])
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        head.wait(timeout=120)
+        shutil.rmtree(temp_dir, ignore_errors=True)
