@@ -8,13 +8,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from semcse.config import RunConfig, load_config  # noqa: E402
+from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
 
 OHSUMED = Path(__file__).resolve().parents[2] / "shared" / "data" / "ohsumed.parquet"
 
@@ -76,6 +75,32 @@ def crops_config(
     return load_config(None, [f"{k}={v}" for k, v in overrides.items()])
 
 
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def save_results(name: str, data: dict[str, object]) -> Path:
+    """Raw results as `benchmarks/results/<name>-<commit>.json`, with the commit, time and machine they came from,
+    so the README can cite a file instead of hand-copied numbers."""
+    import json
+    import platform
+    import subprocess
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, cwd=RESULTS.parent
+    ).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True, cwd=RESULTS.parent)
+    meta = {
+        "commit": commit + ("-dirty" if dirty.stdout.strip() else ""),
+        "time": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}-{commit}.json"
+    path.write_text(json.dumps(meta | data, indent=2, default=str) + "\n")
+    print(f"raw results → {path.relative_to(RESULTS.parent.parent)}")
+    return path
+
+
 @dataclass
 class STRun:
     """What sentence-transformers' own trainer produced: the saved model and its speed."""
@@ -85,51 +110,64 @@ class STRun:
     samples_per_s: float
 
 
-def crop_pairs(rows: pd.DataFrame, count: int, seed: int, pairs: str = "crops") -> tuple[list[str], list[str]]:
-    """`count` (anchor, positive) pairs drawn by our own sampler from our trainer's own training rows."""
+def our_pairs(rows: pd.DataFrame, cfg: TrainingConfig) -> tuple[list[str], list[str]]:
+    """The (anchor, positive) pairs our trainer trains on, step after step, in its order: the rows of each global
+    batch (`loop.global_batches`) and the pair each row draws (`PairSampler`, seeded as in training)."""
     from semcse.data.positives import PairSampler
+    from semcse.training.loop import global_batches
 
-    columns = rows.to_dict("list")
-    sampler, rng = PairSampler(pairs), np.random.default_rng(seed)
+    stream = global_batches(rows, cfg.batch_size, 0, 1, cfg.seed)
+    sampler = PairSampler(cfg.pairs, cfg.positive_mix)
     anchors: list[str] = []
     positives: list[str] = []
-    while len(anchors) < count:
-        a, p = sampler.sample(columns, rng)
+    for _ in range(cfg.max_steps):
+        a, p = sampler.sample(next(stream), cfg.seed)
         anchors += a
         positives += p
-    return anchors[:count], positives[:count]
+    return anchors, positives
 
 
-def st_fit(
-    base: Path, rows: pd.DataFrame, out: Path, steps: int, batch: int, seq: int, seed: int = 0, lr: float = 2e-5
-) -> STRun:
-    """Plain sentence-transformers: `SentenceTransformerTrainer` with MultipleNegativesRankingLoss (scale 20 = τ 0.05)
-    on crop pairs, random batches, its default schedule (no warm-up, linear decay), saved to `out`."""
+def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig) -> STRun:
+    """Plain sentence-transformers given our pairs: `SentenceTransformerTrainer` with MultipleNegativesRankingLoss
+    (scale 1/τ) on exactly our trainer's pair list in its batch order (a sequential sampler, no shuffle), with our
+    recipe's learning rate, warm-up (linear, then linear decay) and weight decay, saved to `out`. What differs is
+    the trainer: Ray Train + DeepSpeed, validation and checkpoints against one process's Trainer."""
     from datasets import Dataset
     from sentence_transformers import (
         SentenceTransformer,
         SentenceTransformerTrainer,
         SentenceTransformerTrainingArguments,
     )
+    from sentence_transformers.base.sampler import DefaultBatchSampler
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    from torch.utils.data import SequentialSampler
 
-    anchors, positives = crop_pairs(rows, batch * steps, seed)
+    anchors, positives = our_pairs(rows, cfg)
     data = Dataset.from_dict({"anchor": anchors, "positive": positives})
     model = SentenceTransformer(str(base), device="cpu")
-    model.max_seq_length = seq
+    model.max_seq_length = cfg.max_length
+
+    def in_order(dataset: Dataset, **kwargs: object) -> DefaultBatchSampler:
+        return DefaultBatchSampler(SequentialSampler(dataset), **kwargs)
+
     arguments = SentenceTransformerTrainingArguments(
         output_dir=str(out.parent / f"{out.name}-trainer"),
-        per_device_train_batch_size=batch,
-        max_steps=steps,
-        learning_rate=lr,
-        seed=seed,
+        per_device_train_batch_size=cfg.batch_size,
+        max_steps=cfg.max_steps,
+        learning_rate=cfg.learning_rate,
+        warmup_steps=cfg.effective_warmup_steps,
+        lr_scheduler_type="linear",
+        weight_decay=cfg.weight_decay,
+        max_grad_norm=1.0,
+        seed=cfg.seed,
         save_strategy="no",
         report_to="none",
-        logging_steps=max(1, steps // 4),
+        logging_steps=max(1, cfg.max_steps // 4),
         dataloader_drop_last=True,
+        batch_sampler=in_order,
         use_cpu=True,
     )
-    loss = MultipleNegativesRankingLoss(model, scale=20.0)
+    loss = MultipleNegativesRankingLoss(model, scale=1.0 / cfg.effective_temperature)
     trainer = SentenceTransformerTrainer(model=model, args=arguments, train_dataset=data, loss=loss)
     start = time.perf_counter()
     output = trainer.train()

@@ -1,24 +1,29 @@
-"""Does our trainer deliver a better model? Base vs our trainer vs plain sentence-transformers, and crops vs dropout.
+"""Does our trainer deliver a better model without an LLM? Base, our recipes and sentence-transformers side by side.
 
-Part `minilm` (the issue's side-by-side): for each seed, on the same ohsumed training abstracts with the
-same crop pairs, steps, batch and sequence length, (a) our Ray Train + DeepSpeed trainer (`crops`, its
-default recipe) and (b) sentence-transformers' own trainer with MultipleNegativesRankingLoss (random
-batches, its defaults) fine-tune all-MiniLM-L6-v2. The base, (a) and (b) are scored by the platform's
-own suites: `knn` on ohsumed (held-out test papers classified by their 10 nearest training papers)
-and `aspects` on the medical-methodology judgements (Spearman of similarity vs LLM judgements).
-Also printed: our run's validation score for the base, the delivered (best) step and the last
-step, and both trainers' wall time. Our trainer reads the corpus's labels as a user's labelled corpus
-would be read (`corpus.label_col`), so its label guard is on; sentence-transformers has no such guard.
+Part `recipes` (the LLM-free table): for each seed, on the same ohsumed training abstracts, our Ray Train +
+DeepSpeed trainer fine-tunes all-MiniLM-L6-v2 with `crops`, `title`, the mix `crops:0.5+title:0.5` and
+`auto` (the recipe the `llm-free` study chose, `semcse.data.modes.AUTO`) at one step budget; plain
+sentence-transformers (`fit` with MultipleNegativesRankingLoss) is given exactly the pairs and batch
+order `auto` trains on, with the same learning rate, warm-up, weight decay, temperature, steps and batch.
+Every model is scored on data the trainer never sees, with 95% bootstrap intervals:
+
+- ohsumed's test split: kNN accuracy and label agreement (neighbours among the training abstracts);
+- the medical-methodology judgements: Spearman of similarity vs LLM judgements (the `aspects` suite);
+- cs_papers: the semantic suite with TL;DR queries (query→paper and title→abstract average ranks).
+
+Printed: each model's figures with intervals, the mean over seeds, paired differences (a recipe − base,
+`auto` − sentence-transformers) with intervals per seed, our delivered (best) step next to our last
+step, and wall time of our trainer against sentence-transformers' `fit` for the same pairs and steps.
 
 Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initialised BERT
-(`scratch:bert-mini`, vocabulary counted on the training abstracts) trained with crops and with
-dropout on the same data and budget, scored by `knn` next to its random start and MiniLM.
+(`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
+same data and budget, for each seed, scored by `knn` next to its random start, with intervals.
 
-Skips with a message when ../shared/data is absent. Not a test: figures depend on the machine and
-take tens of minutes on 2 cores.
+Raw results go to benchmarks/results/quality-<part>-<commit>.json. Skips with a message when
+../shared/data is absent. Not a test: figures depend on the machine and take long on 2 cores.
 
-    .venv/bin/python benchmarks/quality.py --part minilm --seeds 0 1 2 --steps 60
-    .venv/bin/python benchmarks/quality.py --part scratch --train 3000 --test 500
+    .venv/bin/python benchmarks/quality.py --part recipes --seeds 0 1 2 --steps 150
+    .venv/bin/python benchmarks/quality.py --part scratch --seeds 0 1 2
 """
 
 from __future__ import annotations
@@ -28,18 +33,23 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import pandas as pd
-from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, st_fit
+from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
 
 from semcse.data.io import write_parquet
+from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
-from semcse.evaluation import aspects, knn
+from semcse.evaluation import aspects, knn, semantic
+from semcse.evaluation.results import SuiteResult
 from semcse.training.driver import STATUS_FILE
 from semcse.training.trainer import prepare, train
 
-JUDGEMENTS = OHSUMED.parent / "pairwise" / "medical_methodology"
+DATA = OHSUMED.parent
+JUDGEMENTS = DATA / "pairwise" / "medical_methodology"
+CS_PAPERS = DATA / "cs_papers.parquet"
+RECIPES = {"crops": "crops", "title": "title", "mix": "crops:0.5+title:0.5", "auto": "auto"}
 
 
 def labelled_data(work: Path, train: int, test: int) -> tuple[Path, Path]:
@@ -51,54 +61,115 @@ def labelled_data(work: Path, train: int, test: int) -> tuple[Path, Path]:
     return corpus, write_parquet(labelled, work / "labelled.parquet")
 
 
-def score(models: list[ModelRef], labelled: Path, cfg, work: Path, with_aspects: bool) -> pd.DataFrame:
-    """kNN accuracy on ohsumed (and methodology Spearman) for every model, one row each."""
-    table = knn.run(models, labelled, cfg, work / "eval-knn").table[["knn_accuracy"]]
-    if with_aspects and JUDGEMENTS.parent.is_dir():
-        judged = aspects.run(models, JUDGEMENTS, cfg, work / "eval-aspects").table
-        column = next(c for c in judged.columns if c.startswith("spearman:"))
-        table = table.join(judged[[column]].rename(columns={column: "methodology_spearman"}))
-    return table
+def cs_queries(work: Path, papers: int) -> Path | None:
+    """cs_papers with a TL;DR (the queries) and as many other papers again (the pool), none seen in training."""
+    if not CS_PAPERS.is_file():
+        return None
+    frame = pd.read_parquet(CS_PAPERS, columns=["id", "title", "abstract", "tldr"])
+    with_tldr = frame[frame["tldr"].fillna("").str.strip() != ""]
+    with_tldr = with_tldr.sample(n=min(papers, len(with_tldr)), random_state=0)
+    others = frame.drop(with_tldr.index).sample(n=len(with_tldr), random_state=0)
+    return write_parquet(pd.concat([with_tldr, others], ignore_index=True), work / "cs_papers.parquet")
 
 
-def summarise(table: pd.DataFrame, groups: dict[str, list[str]]) -> pd.DataFrame:
-    """Mean, standard deviation and range over the seeds of each group of rows."""
-    rows = {}
-    for group, names in groups.items():
-        part = table.loc[names]
-        for column in part.columns:
-            values = part[column].astype(float)
-            rows.setdefault(group, {})[column] = (
-                f"{values.mean():.4f} ± {values.std(ddof=1) if len(values) > 1 else 0:.4f} "
-                f"[{values.min():.4f}, {values.max():.4f}]"
-            )
-    return pd.DataFrame.from_dict(rows, orient="index")
+def score(models: list[ModelRef], labelled: Path, cs: Path | None, cfg: Any, work: Path) -> dict[str, SuiteResult]:
+    """Every model on every held-out set: {suite: result} with the models as rows."""
+    results = {"ohsumed": knn.run(models, labelled, cfg, work / "eval-knn")}
+    if JUDGEMENTS.parent.is_dir():
+        results["methodology"] = aspects.run(models, JUDGEMENTS, cfg, work / "eval-aspects")
+    if cs is not None:
+        semantic_cfg = cfg.model_copy(
+            update={
+                "evaluation": cfg.evaluation.model_copy(
+                    update={"query_col": "tldr", "split": "all", "label_col": None}
+                )
+            }
+        )
+        results["cs_papers"] = semantic.run(models, cs, semantic_cfg, work / "eval-semantic")
+    return results
 
 
-def minilm_part(args: argparse.Namespace, work: Path) -> None:
+COLUMNS = {
+    "ohsumed": ["knn_accuracy", "label_agreement"],
+    "methodology": None,  # its spearman column
+    "cs_papers": ["query_paper", "title_abstract"],
+}
+
+
+def figures(results: dict[str, SuiteResult]) -> pd.DataFrame:
+    """Models × figures, each cell `value [low, high]`, and the numbers behind them."""
+    cells: dict[str, dict[str, str]] = {}
+    for suite, result in results.items():
+        columns = COLUMNS[suite] or [c for c in result.table.columns if c.startswith("spearman:")]
+        intervals = result.intervals
+        for model in result.table.index:
+            for column in columns:
+                value = result.table.loc[model, column]
+                low, high = intervals.loc[model, f"{column}_ci_low"], intervals.loc[model, f"{column}_ci_high"]
+                arrow = " ↓" if column in result.lower_is_better else ""
+                cells.setdefault(model, {})[f"{suite}:{column}{arrow}"] = f"{value:.4f} [{low:.4f}, {high:.4f}]"
+    return pd.DataFrame.from_dict(cells, orient="index")
+
+
+def differences(results: dict[str, SuiteResult], pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Paired `a − b` with 95% intervals on every figure, for each (a, b)."""
+    rows = []
+    for suite, result in results.items():
+        columns = COLUMNS[suite] or [c for c in result.table.columns if c.startswith("spearman:")]
+        for a, b in pairs:
+            for column in columns:
+                d = result.difference(a, b, column)
+                rows.append(
+                    {"a": a, "b": b, "figure": f"{suite}:{column}"}
+                    | {"difference": d.difference, "low": d.low, "high": d.high, "verdict": d.verdict}
+                )
+    return rows
+
+
+def last_step_model(run_dir: Path) -> Path | None:
+    """The model of our run's last checkpoint (Ray Train keeps it beside the best), or None."""
+    latest: tuple[int, Path] | None = None
+    for state in (run_dir / "ray").rglob("loop_state.json"):
+        step = json.loads(state.read_text())["step"]
+        if (state.parent / "model").is_dir() and (latest is None or step > latest[0]):
+            latest = (step, state.parent / "model")
+    return latest[1] if latest else None
+
+
+def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     corpus, labelled = labelled_data(work, args.train, args.test)
+    cs = cs_queries(work, args.cs_papers)
     models = [ModelRef("base", str(minilm_dir()))]
     runs = []
+    names = {name: pairs for name, pairs in RECIPES.items() if name != "mix" or AUTO["pairs"] != pairs}
     for seed in args.seeds:
-        run_dir = work / f"seed{seed}"
-        cfg = crops_config(
-            run_dir,
-            corpus,
-            args.steps,
-            args.batch,
-            args.seq,
-            args.workers,
-            evaluations=3,
-            **{"training.seed": seed, "corpus.label_col": "label"},
-        )
-        prepared = prepare(cfg)
-        start = time.perf_counter()
-        ours = train(cfg, prepared)
-        ours_wall = time.perf_counter() - start
-        st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", args.steps, args.batch, args.seq, seed=seed)
-        status = json.loads((Path(ours.model_dir) / STATUS_FILE).read_text())
-        runs.append({"seed": seed, "ours_wall_s": ours_wall, "st_wall_s": st.wall_s} | status)
-        models += [ModelRef(f"ours-{seed}", str(ours.model_dir)), ModelRef(f"st-{seed}", str(st.model_dir))]
+        for name, pairs in names.items():
+            run_dir = work / f"{name}-{seed}"
+            cfg = crops_config(
+                run_dir,
+                corpus,
+                args.steps,
+                args.batch,
+                args.seq,
+                args.workers,
+                evaluations=args.evaluations,
+                **{"training.pairs": pairs, "training.seed": seed, "corpus.label_col": "label"},
+            )
+            prepared = prepare(cfg)
+            start = time.perf_counter()
+            ours = train(cfg, prepared)
+            wall = time.perf_counter() - start
+            status = json.loads((Path(ours.model_dir) / STATUS_FILE).read_text())
+            runs.append({"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall} | status)
+            models.append(ModelRef(f"{name}-{seed}", str(ours.model_dir)))
+            last = last_step_model(run_dir / "run")
+            if last is not None and status["best_step"] != status["last_step"]:
+                models.append(ModelRef(f"{name}-{seed}-last", str(last)))
+            if name in ("auto", "crops", "title") and not args.no_st:
+                st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", prepared.training)
+                runs.append({"model": f"st-{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": st.wall_s})
+                if name == "auto":
+                    models.append(ModelRef(f"st-{seed}", str(st.model_dir)))
     cfg = crops_config(
         work / "eval",
         corpus,
@@ -108,90 +179,103 @@ def minilm_part(args: argparse.Namespace, work: Path) -> None:
         args.workers,
         **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
-    table = score(models, labelled, cfg, work, with_aspects=True)
-    seeds = args.seeds
-    summary = summarise(
-        table,
-        {
-            "all-MiniLM-L6-v2 (base)": ["base"],
-            "(a) ours, crops": [f"ours-{s}" for s in seeds],
-            "(b) sentence-transformers fit, MNRL": [f"st-{s}" for s in seeds],
-        },
-    )
-    print(f"\nohsumed: {args.train} training abstracts (crops drawn from them), {args.test} held-out test papers")
-    print(f"{args.steps} steps × {args.batch} pairs, seq {args.seq}, seeds {seeds}; mean ± sd [min, max]\n")
-    print(summary.to_string())
-    print("\nper model:\n" + table.round(4).to_string())
-    diff = {
-        column: table.loc[[f"ours-{s}" for s in seeds], column].to_numpy()
-        - table.loc[[f"st-{s}" for s in seeds], column].to_numpy()
-        for column in table.columns
+    results = score(models, labelled, cs, cfg, work)
+    table = figures(results)
+    pairs = [(f"{name}-{s}", "base") for s in args.seeds for name in names]
+    pairs += [(f"auto-{s}", f"st-{s}") for s in args.seeds if not args.no_st]
+    diffs = differences(results, pairs)
+    runs_frame = pd.DataFrame(runs)
+    print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
+    print(f"{args.steps} steps × {args.batch} pairs, seq {args.seq}, seeds {args.seeds}; auto = {AUTO}\n")
+    print("value [95% CI] per model (↓: lower is better):")
+    print(table.to_string())
+    print("\npaired differences a − b with 95% CI:")
+    print(pd.DataFrame(diffs).round(4).to_string(index=False))
+    print("\nour runs (validation: average rank, lower is better; delivered = best step) and wall times:")
+    print(runs_frame.round(3).to_string(index=False))
+    walls = runs_frame.set_index("model")["wall_s"]
+    for name in ("crops", "title", "auto"):
+        ratios = [walls[f"{name}-{s}"] / walls[f"st-{name}-{s}"] for s in args.seeds if f"st-{name}-{s}" in walls]
+        if ratios:
+            print(f"wall time ours / sentence-transformers fit, {name}: " + ", ".join(f"{r:.2f}×" for r in ratios))
+    numbers = {suite: raw(result) for suite, result in results.items()}
+    return {"args": vars(args), "auto": AUTO, "figures": numbers, "differences": diffs, "runs": runs}
+
+
+def raw(result: SuiteResult) -> dict[str, Any]:
+    """A suite's table and intervals as plain JSON."""
+    return {
+        "table": json.loads(result.table.to_json(orient="index")),
+        "intervals": json.loads(result.intervals.to_json(orient="index")),
     }
-    print(
-        "\n(a) − (b), paired by seed: "
-        + ", ".join(f"{c} {np.mean(d):+.4f} (sd {np.std(d):.4f})" for c, d in diff.items())
-    )
-    print("\nour runs (validation: average rank, lower is better; the delivered model is the best step):")
-    print(pd.DataFrame(runs).round(3).to_string(index=False))
 
 
-def scratch_part(args: argparse.Namespace, work: Path) -> None:
+def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     corpus, labelled = labelled_data(work, args.train, args.test)
     models = [ModelRef("all-MiniLM-L6-v2", str(minilm_dir()))]
     runs = []
-    for pairs in ("crops", "dropout"):
-        cfg = crops_config(
-            work / pairs,
-            corpus,
-            args.scratch_steps,
-            args.scratch_batch,
-            args.seq,
-            args.workers,
-            evaluations=4,
-            **{
-                "training.pairs": pairs,
-                "training.base_model": f"scratch:{args.scratch_arch}",
-                "training.learning_rate": args.scratch_lr,
-            },
-        )
-        prepared = prepare(cfg)
-        if pairs == "crops":
-            models.append(ModelRef(f"{args.scratch_arch}, random init", prepared.training.base_model))
-        result = train(cfg, prepared)
-        status = json.loads((Path(result.model_dir) / STATUS_FILE).read_text())
-        runs.append({"pairs": pairs} | status)
-        models.append(ModelRef(f"{args.scratch_arch}, {pairs} from scratch", str(result.model_dir)))
+    for seed in args.seeds:
+        for pairs in ("crops", "dropout"):
+            cfg = crops_config(
+                work / f"{pairs}-{seed}",
+                corpus,
+                args.scratch_steps,
+                args.scratch_batch,
+                args.seq,
+                args.workers,
+                evaluations=4,
+                **{
+                    "training.pairs": pairs,
+                    "training.seed": seed,
+                    "training.base_model": f"scratch:{args.scratch_arch}",
+                    "training.learning_rate": args.scratch_lr,
+                },
+            )
+            prepared = prepare(cfg)
+            if pairs == "crops":
+                models.append(ModelRef(f"random-{seed}", prepared.training.base_model))
+            result = train(cfg, prepared)
+            status = json.loads((Path(result.model_dir) / STATUS_FILE).read_text())
+            runs.append({"model": f"{pairs}-{seed}"} | status)
+            models.append(ModelRef(f"{pairs}-{seed}", str(result.model_dir)))
     cfg = crops_config(work / "eval", corpus, args.steps, args.batch, args.seq, args.workers)
-    table = score(models, labelled, cfg, work, with_aspects=False)
+    result = knn.run(models, labelled, cfg, work / "eval-knn")
+    diffs = differences({"ohsumed": result}, [(f"crops-{s}", f"dropout-{s}") for s in args.seeds])
     print(
         f"\nfrom scratch: {args.scratch_arch}, {args.scratch_steps} steps × {args.scratch_batch} pairs, "
         f"lr {args.scratch_lr}, on {args.train} ohsumed training abstracts; kNN on {args.test} test papers\n"
     )
-    print(table.round(4).to_string())
+    print(figures({"ohsumed": result}).to_string())
+    print("\ncrops − dropout, paired, 95% CI:")
+    print(pd.DataFrame(diffs).round(4).to_string(index=False))
     print("\nvalidation (average rank, lower is better):")
     print(pd.DataFrame(runs).round(3).to_string(index=False))
+    return {"args": vars(args), "figures": {"ohsumed": raw(result)}, "differences": diffs, "runs": runs}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["minilm", "scratch", "all"], default="all")
+    parser.add_argument("--part", choices=["recipes", "scratch", "all"], default="all")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--steps", type=int, default=60, help="MiniLM fine-tuning steps (both trainers)")
+    parser.add_argument("--steps", type=int, default=150, help="fine-tuning steps (every recipe, and ST)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--evaluations", type=int, default=3, help="validations per run")
     parser.add_argument("--train", type=int, default=1500, help="ohsumed training abstracts (kNN reference too)")
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers to classify")
+    parser.add_argument("--cs-papers", type=int, default=800, help="cs_papers with a TL;DR (queries)")
+    parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     parser.add_argument("--scratch-arch", default="bert-mini")
     parser.add_argument("--scratch-steps", type=int, default=300)
     parser.add_argument("--scratch-batch", type=int, default=64)
     parser.add_argument("--scratch-lr", type=float, default=5e-4)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        if args.part in ("minilm", "all"):
-            minilm_part(args, Path(tmp) / "minilm")
+        if args.part in ("recipes", "all"):
+            save_results("quality-recipes", recipes_part(args, Path(tmp) / "recipes"))
         if args.part in ("scratch", "all"):
-            scratch_part(args, Path(tmp) / "scratch")
+            save_results("quality-scratch", scratch_part(args, Path(tmp) / "scratch"))
 
 
 if __name__ == "__main__":

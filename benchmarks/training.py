@@ -57,7 +57,7 @@ def main() -> None:
         corpus = write_parquet(ohsumed_split("train", args.abstracts)[["id", "title", "abstract"]], work / "c.parquet")
         cfg = crops_config(work, corpus, args.steps, args.batch, args.seq, args.workers)
         prepared = prepare(cfg)
-        st = st_fit(minilm_dir(), prepared.train_rows, work / "st", args.steps, args.batch, args.seq)
+        st = st_fit(minilm_dir(), prepared.train_rows, work / "st", prepared.training)
         st_total, st_steady = args.batch * args.steps / st.wall_s, st.samples_per_s
         our_total, our_steady, phases = ours(cfg, prepared, args)
     print(f"\nall-MiniLM-L6-v2, crops, batch {args.batch}, seq {args.seq}, {args.steps} steps")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from semcse.data.modes import ASPECT_PREFIX, needs_texts, pair_mode
+from semcse.data.modes import ASPECT_PREFIX, AUTO, mix_weights, needs_texts
 
 DEFAULT_SUMMARY_PROMPTS: list[str] = [
     "In summary, our research is concerned with",
@@ -224,10 +224,18 @@ class TrainingConfig(Section):
     validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
     any lower score (a strong base model on a small validation set then wins or loses by noise).
     With `label_guard` and a corpus label column (`corpus.label_col`), validation also measures label
-    agreement among the validation abstracts (`evaluation.agreement_k` nearest), and a step whose
-    agreement is significantly below the base model's is never delivered, whatever its ranks.
+    agreement among the validation abstracts (`evaluation.agreement_k` nearest), and a step is
+    delivered only when it is not inferior to the base model there: the 95% interval of its
+    agreement minus the base model's must stay above `-label_margin`, whatever its ranks. Every
+    other check the validation runs (for LLM-free modes: crop↔crop, half↔half and title→abstract
+    ranks) must not be significantly worse than the base model's either.
 
-    Unset fields take the recipe of the pairs mode (`recipe`): crop-based modes follow the cropping
+    `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
+    `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
+    pairs, temperature and learning rate apply unless set. Title pairs skip titles under
+    `min_title_words` words or shared by several papers.
+
+    Unset fields take the recipe of the pairs mode (`recipe`): LLM-free modes follow the cropping
     paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
     (triplet, margin 1, L2 1/250 on unnormalised embeddings), aspect encoders use InfoNCE (τ 0.07).
     `max_length` truncates training texts only; the exported model keeps the base model's
@@ -263,6 +271,7 @@ class TrainingConfig(Section):
     anchor_l2_weight: float = Field(1 / 250, ge=0)
     positive_mix: PositiveMix = Field(default_factory=PositiveMix)
     crop_sentences: int = Field(2, gt=0)
+    min_title_words: int = Field(3, ge=1)
     min_sentence_chars: int = Field(100, ge=0)
     max_sentence_chars: int = Field(250, gt=0)
     train_fraction: float = Field(1.0, gt=0, le=1)
@@ -278,15 +287,24 @@ class TrainingConfig(Section):
     patience: int = Field(3, gt=0)
     improvement: Literal["significant", "strict"] = "significant"
     label_guard: bool = True
+    label_margin: float = Field(0.02, ge=0, le=1)
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"
     register_alias: str = "candidate"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _auto_recipe(cls, data: Any) -> Any:
+        """`pairs: auto` becomes the chosen LLM-free recipe; settings the run gives itself win."""
+        if isinstance(data, dict) and data.get("pairs") == "auto":
+            return {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
+        return data
+
     @field_validator("pairs")
     @classmethod
     def _known_pairs(cls, value: str) -> str:
-        pair_mode(value)
+        mix_weights(value)
         return value
 
     @field_validator("resources_per_worker")
@@ -319,7 +337,8 @@ class TrainingConfig(Section):
 
     @property
     def crop_based(self) -> bool:
-        """Crops and dropout train on the corpus alone and follow the cropping paper's recipe."""
+        """The LLM-free modes (crops, dropout, titles, their mixes) train on the corpus alone and follow the
+        cropping paper's recipe."""
         return not needs_texts(self.pairs)
 
     @property

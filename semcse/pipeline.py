@@ -274,6 +274,14 @@ class Pipeline:
         evidence = _evidence(incumbent, self.cfg.pipeline.metric, comparison)
         guards = {guard: _versus_incumbent(tables, guard) for guard in self.cfg.pipeline.guards}
         losses = {guard: found for guard, found in guards.items() if found and found["verdict"] == "worse"}
+        unchecked = [guard for guard, found in guards.items() if found is None]
+        if unchecked:
+            log.info(
+                "not checked: %s (the evaluation computed no such column: a suite that did not run, or a corpus "
+                "without labels); promotion goes by the guards that were",
+                ", ".join(unchecked),
+                extra=logs.stage("register"),
+            )
         version = self.state.outputs("train")["version"]
         name = self.cfg.training.register_name
         promoted = version is not None and comparison["verdict"] == "better" and not losses
@@ -294,6 +302,7 @@ class Pipeline:
             "incumbent": incumbent,
             "difference": comparison,
             "guard_losses": losses,
+            "guards_not_checked": unchecked,
             "verdict": verdict,
         }
 

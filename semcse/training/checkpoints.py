@@ -17,13 +17,13 @@ import math
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from semcse.training.validation import significantly_better, significantly_worse
+from semcse.training.validation import GUARDED_CHECKS, non_inferior, significantly_better, significantly_worse
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
 CANDIDATE_SCORE = "candidate_score"
@@ -39,8 +39,10 @@ class LoopState:
     The base model's evaluation (step 0) is the first record, so the best so far starts as the
     base: a trained step counts as an improvement only when it scores strictly better than the
     best, and, with `significant`, when its per-abstract scores also beat the base model's on the
-    same abstracts with a paired bootstrap interval that excludes zero. With labels, a step whose
-    label agreement is significantly below the base model's never counts (`label_loss` says so).
+    same abstracts with a paired bootstrap interval that excludes zero. It never counts when it is
+    significantly worse than the base model on a guarded check (`GUARDED_CHECKS`: crop↔crop and
+    title→abstract ranks, where validation runs them) or, with labels, when its label agreement is
+    not shown non-inferior to the base model's within `label_margin`; `refused` names the reason.
     """
 
     step: int = 0
@@ -50,7 +52,8 @@ class LoopState:
     evals_without_improvement: int = 0
     base_items: list[float] | None = None
     base_label_items: list[float] | None = None
-    label_loss: bool = False
+    base_checks: dict[str, list[float]] | None = None
+    refused: str = ""
 
     def record(
         self,
@@ -58,27 +61,45 @@ class LoopState:
         items: np.ndarray | None = None,
         significant: bool = False,
         label_items: np.ndarray | None = None,
+        checks: dict[str, np.ndarray] | None = None,
+        label_margin: float = 0.02,
     ) -> bool:
         """Count one evaluation; True when it improved on the best score (the base model's, at step 0)."""
         if self.step == 0:
             self.base_score = score
             self.base_items = _floats(items)
             self.base_label_items = _floats(label_items)
+            self.base_checks = {name: _floats(ranks) or [] for name, ranks in (checks or {}).items()}
         better = score < self.best_score
         if better and self.step > 0 and significant and items is not None and self.base_items is not None:
             better = significantly_better(items, np.asarray(self.base_items))
-        self.label_loss = (
-            self.step > 0
-            and label_items is not None
-            and self.base_label_items is not None
-            and significantly_worse(label_items, np.asarray(self.base_label_items))
-        )
-        better = better and not self.label_loss
+        self.refused = self._refusal(label_items, checks, label_margin) if self.step > 0 else ""
+        better = better and not self.refused
         if better:
             self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0
             return True
         self.evals_without_improvement += 1
         return False
+
+    def _refusal(
+        self, label_items: np.ndarray | None, checks: dict[str, np.ndarray] | None, label_margin: float
+    ) -> str:
+        """Why this step may not be delivered whatever its score ("" when nothing speaks against it)."""
+        worse = [
+            name
+            for name in GUARDED_CHECKS
+            if checks is not None
+            and name in checks
+            and self.base_checks
+            and name in self.base_checks
+            and significantly_worse(checks[name], np.asarray(self.base_checks[name]))
+        ]
+        if worse:
+            return f"significantly worse than the base model on {' and '.join(f'{n} ranks' for n in worse)}"
+        if label_items is not None and self.base_label_items is not None:
+            if not non_inferior(label_items, np.asarray(self.base_label_items), label_margin):
+                return f"label agreement not shown within {label_margin:g} of the base model's"
+        return ""
 
 
 def _floats(values: np.ndarray | None) -> list[float] | None:
@@ -137,7 +158,9 @@ def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[
 def restore(engine: Any, directory: Path) -> LoopState:
     """Load DeepSpeed states (weights, optimizer shard, scheduler) and the loop state."""
     engine.load_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
-    return LoopState(**json.loads((directory / STATE_FILE).read_text()))
+    stored = json.loads((directory / STATE_FILE).read_text())
+    known = {f.name for f in fields(LoopState)}
+    return LoopState(**{k: v for k, v in stored.items() if k in known})
 
 
 def best_model(result: Any) -> tuple[Any, dict[str, Any]]:

@@ -29,7 +29,7 @@ from torch import nn
 from semcse import storage
 from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
-from semcse.data.positives import generated_texts
+from semcse.data.positives import DRAW, generated_texts, row_rng
 from semcse.data.schema import paper_text
 from semcse.data.split import frame_splits
 from semcse.evaluation.metrics import Similarity, average_rank
@@ -109,7 +109,7 @@ class DistillObjective:
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
 
-    def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]:
+    def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
 
         def collate(rows: dict[str, np.ndarray]) -> Batch:
@@ -141,15 +141,17 @@ class DirectObjective:
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
 
-    def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]:
+    def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
 
         def collate(rows: dict[str, np.ndarray]) -> Batch:
             anchors, positives, heads = [], [], []
+            count = len(rows["text"])
+            rngs = [row_rng(seed, rows[DRAW][i] if DRAW in rows else (0, i)) for i in range(count)]
             for a in range(self.n_aspects):
-                for pool in rows[f"pool_{a}"]:
+                for i, pool in enumerate(rows[f"pool_{a}"]):
                     if len(pool) >= 2:
-                        first, second = rng.choice(len(pool), 2, replace=False)
+                        first, second = rngs[i].choice(len(pool), 2, replace=False)
                         anchors.append(str(pool[first]))
                         positives.append(str(pool[second]))
                         heads.append(a)

@@ -28,6 +28,7 @@ import pandas as pd
 
 from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
+from semcse.data.positives import DRAW
 from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import TEXTS, Objective
@@ -111,7 +112,9 @@ def global_batches(
     batches mix the corpus however it is sorted (a label-sorted corpus would otherwise give
     same-topic in-batch negatives), and a new order every epoch. Global batch k holds the same rows
     whatever the number of workers (worker r takes its slice of it), and a run resumed at step s
-    continues the sequence exactly. Each epoch drops its last incomplete global batch.
+    continues the sequence exactly. Each row carries its place in that order, `(epoch, position)`
+    under `DRAW`, which seeds what the objective draws from it (a crop, a summary, a title pair). Each
+    epoch drops its last incomplete global batch.
     """
     per_epoch = len(rows) // batch_size
     if per_epoch == 0:
@@ -125,8 +128,15 @@ def global_batches(
             order = np.random.default_rng([seed, epoch]).permutation(len(rows))
         first = (step % per_epoch) * batch_size + rank * share
         part = rows.iloc[order[first : first + share]]
-        yield {column: part[column].to_numpy() for column in columns}
+        places = np.stack([np.full(share, epoch), np.arange(first, first + share)], axis=1)
+        yield {column: part[column].to_numpy() for column in columns} | {DRAW: places}
         step += 1
+
+
+def dropout_seed(seed: int, step: int, rank: int) -> int:
+    """The torch seed of one worker's forward pass at one step: dropout masks differ between workers (they hold
+    different rows) and between steps, and a resumed run draws the masks the uninterrupted one would have."""
+    return int(np.random.SeedSequence([seed, step, rank]).generate_state(1)[0])
 
 
 def train_loop(config: dict[str, Any]) -> None:
@@ -173,13 +183,14 @@ def train_loop(config: dict[str, Any]) -> None:
     else:
         _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, setup)
 
-    collate = spec.objective.collate_fn(engine.module, np.random.default_rng([cfg.seed, rank, start_step]))
+    collate = spec.objective.collate_fn(engine.module, cfg.seed)
     rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
     engine.train()
     while state.step < cfg.max_steps:
         batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
+        torch.manual_seed(dropout_seed(cfg.seed, state.step, rank))
         loss = spec.objective.loss(engine, batch)
         engine.backward(loss)
         engine.step()
@@ -255,7 +266,12 @@ def _evaluate_and_checkpoint(
     validated = _shared_evaluation(engine.module, spec, rank, dist)
     metrics = validated.metrics
     improved = state.record(
-        metrics["val_score"], validated.items, spec.cfg.improvement == "significant", validated.label_items
+        metrics["val_score"],
+        validated.items,
+        spec.cfg.improvement == "significant",
+        validated.label_items,
+        validated.checks,
+        spec.cfg.label_margin,
     )
     stop = state.evals_without_improvement >= spec.cfg.patience
     timing = _seconds("eval", started)
@@ -280,8 +296,8 @@ def _evaluate_and_checkpoint(
         verdict = " (best)"
     else:
         verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''}"
-        if state.label_loss:
-            verdict += ", label agreement significantly below the base model's"
+        if state.refused:
+            verdict += f", {state.refused}"
         elif metrics["val_score"] < state.best_score:
             verdict += ", lower but not significantly better than the base"
         verdict += ")"

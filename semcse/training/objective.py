@@ -32,7 +32,10 @@ class Objective(Protocol):
     holds the texts the model encodes.
     """
 
-    def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]: ...
+    def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
+        """Rows → a batch; whatever a row's draw picks is seeded by `seed` and the row's `DRAW` (its place in
+        the epoch's global order), never by the worker, so the batch does not depend on the worker count."""
+        ...
 
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor: ...
 
@@ -56,11 +59,11 @@ class PairObjective:
             anchor_l2_weight=cfg.anchor_l2_weight,
         )
 
-    def collate_fn(self, model: nn.Module, rng: np.random.Generator) -> Callable[[dict[str, np.ndarray]], Batch]:
+    def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
 
         def collate(rows: dict[str, np.ndarray]) -> Batch:
-            anchors, positives = self.sampler.sample(rows, rng)
+            anchors, positives = self.sampler.sample(rows, seed)
             texts = anchors + positives
             return {TEXTS: TokenBatches.build(tokenizer, texts, self.max_length, self.forward_batch_size)}
 

@@ -21,8 +21,8 @@ import pandas as pd
 from semcse import storage
 from semcse.config import RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
-from semcse.data.modes import needs_texts, pair_mode
-from semcse.data.positives import build_pair_rows
+from semcse.data.modes import mix_weights, needs_texts, pair_mode
+from semcse.data.positives import build_pair_rows, title_exclusions
 from semcse.data.split import frame_splits
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
@@ -57,6 +57,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
     corpus = read_corpus(cfg.corpus.path, cfg.corpus)
     split = frame_splits(corpus, cfg.corpus)
     train_corpus = corpus[split == "train"]
+    _check_splits(cfg, corpus, split)
     if is_scratch(tc.base_model):
         tc = _build_scratch(cfg, tc.base_model, train_corpus)
     notes: list[str] = []
@@ -90,12 +91,55 @@ def prepare(cfg: RunConfig) -> PreparedData:
         "val_labelled": len(validation.labels),
     }
     _check_sizes(tc, counts)
-    if validation.labels:
-        notes.append(
-            f"label guard: a step whose label agreement ({cfg.corpus.label_col!r}, {len(validation.labels)} "
-            "validation abstracts) is significantly below the base model's is never delivered"
-        )
+    if "title" in mix_weights(tc.pairs):
+        excluded = title_exclusions(train_corpus, tc.min_title_words).value_counts().drop("", errors="ignore")
+        if len(excluded):
+            reasons = ", ".join(f"{n} {reason}" for reason, n in excluded.items())
+            notes.append(f"title pairs: {int(excluded.sum())} of {len(train_corpus)} titles excluded ({reasons})")
+    notes.append(_guards(cfg, validation))
     return PreparedData(train_rows, validation, counts, tc, notes)
+
+
+def _guards(cfg: RunConfig, validation: ValidationSet) -> str:
+    """What a trained step must not lose against the base model to be delivered: said once, also when nothing."""
+    guarded = ["crop↔crop ranks"] if not needs_texts(cfg.training.pairs) else []
+    guarded += ["title→abstract ranks"] if validation.titles else []
+    parts = [f"not significantly worse on {' or '.join(guarded)}"] if guarded else []
+    if validation.labels:
+        parts.append(
+            f"label agreement ({cfg.corpus.label_col!r}, {len(validation.labels)} validation abstracts) within "
+            f"{cfg.training.label_margin:g} of the base model's (95% non-inferiority)"
+        )
+    if not parts:
+        why = (
+            "training.label_guard is off"
+            if not cfg.training.label_guard
+            else "the corpus has no label column (corpus.label_col)"
+            if not cfg.corpus.label_col
+            else "too few labelled validation abstracts"
+        )
+        return f"no guard: a step is judged on its validation score alone ({why})"
+    return "guards: a step is delivered only when " + ", and ".join(parts)
+
+
+def _check_splits(cfg: RunConfig, corpus: pd.DataFrame, split: pd.Series) -> None:
+    """No training (or validation) abstract at all is the split's doing, not the pairs': say so, with the counts."""
+    counts = split.value_counts().to_dict()
+    if counts.get("train", 0) and counts.get("val", 0):
+        return
+    column = cfg.corpus.split_col
+    missing = "training" if not counts.get("train", 0) else "validation"
+    if column in corpus.columns:
+        source = f"its split column {column!r}"
+        fix = f"mark some rows {'train' if missing == 'training' else 'val'} there, or drop the column to split by id"
+    else:
+        source = (
+            f"the id hash (corpus.val_fraction={cfg.corpus.val_fraction}, test_fraction={cfg.corpus.test_fraction})"
+        )
+        fix = "raise corpus.val_fraction" if missing == "validation" else "lower corpus.val_fraction and test_fraction"
+    raise TrainingSetupError(
+        f"no {missing} abstracts: {source} splits the {len(corpus)} rows of {cfg.corpus.path} into {counts}; {fix}"
+    )
 
 
 def _labels(corpus: pd.DataFrame, cfg: RunConfig) -> pd.Series | None:
@@ -140,14 +184,20 @@ def _read_texts(path: str | None, mode: str, combine: bool) -> pd.DataFrame:
         raise TrainingSetupError(str(exc)) from exc
 
 
-def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
-    mode = pair_mode(tc.pairs)
+def _material(tc: TrainingConfig, name: str) -> str:
+    """What one abstract needs to give a pair of mode `name`, in words."""
+    mode = pair_mode(name)
     count = "≥2" if mode.min_texts >= 2 else "at least one"
     if mode.source == "crops":
         sentences = f"{tc.crop_sentences} sentences of {tc.min_sentence_chars}–{tc.max_sentence_chars} chars"
-        what = f"{count} crop(s) of {sentences}"
-    else:
-        what = f"{count} {'applicable' if mode.source == 'aspect' else 'generated'} summaries"
+        return f"{count} crop(s) of {sentences}"
+    if mode.source == "title":
+        return f"a title of ≥{tc.min_title_words} words that no other paper shares"
+    return f"{count} {'applicable' if mode.source == 'aspect' else 'generated'} summaries"
+
+
+def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
+    what = " or ".join(_material(tc, name) for name in mix_weights(tc.pairs))
     if counts["train_rows"] == 0:
         raise TrainingSetupError(
             f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "

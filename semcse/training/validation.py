@@ -6,22 +6,26 @@ Following SemCSE (Appendix A.3), on validation abstracts that have two texts s1,
 - `val_rank_document`: average rank of the matching `title + abstract` among all validation
   documents for the mean embedding of s1 and s2.
 
-Crop modes have no generated texts, so they use the analogues that test the same abilities:
-first crop ↔ last crop of an abstract for the pair check, and the abstract's first half ↔ second
-half of its sentences for the document check (SemCSE's "abstract segments" task). Ranks are 1-based,
-lower is better, and use the loss's geometry (Euclidean for triplet, cosine for InfoNCE).
+The LLM-free modes (crops, dropout, titles and their mixes) have no generated texts, so they use
+the analogues that test the same abilities: first crop ↔ last crop of an abstract for the pair
+check, and the abstract's first half ↔ second half of its sentences for the document check
+(SemCSE's "abstract segments" task). They also rank each validation abstract for its own title
+(`val_rank_title`, over the abstracts whose title would make a title pair): crops teach "these two
+passages come from one abstract", which can sharpen passage matching while blurring what a paper is
+about, and a title says what it is about. Ranks are 1-based, lower is better, and use the loss's
+geometry (Euclidean for triplet, cosine for InfoNCE).
 
-Each abstract's own score (the mean of its two ranks) is kept beside the averages, so a trained
-step can be tested against the base model on the same abstracts (`significantly_better`): on a few
-hundred validation abstracts a strong base model's ranks move by noise alone, and a step that is
-better only by noise must not replace the base.
+Each abstract's own score (the mean of its ranks) is kept beside the averages, so a trained step can
+be tested against the base model on the same abstracts (`significantly_better`): on a few hundred
+validation abstracts a strong base model's ranks move by noise alone, and a step that is better only
+by noise must not replace the base. Each check's per-abstract ranks are kept too (`checks`): a step
+significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is never delivered.
 
 Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
 measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
 validation abstract's k nearest validation abstracts (title + abstract, leave-one-out) that carry
-its label. Crops can sharpen an already contrastive base model's pair ranks while blurring its
-topic structure; a step significantly worse than the base model at label agreement
-(`significantly_worse`) is never delivered, however good its ranks.
+its label. A step must be non-inferior to the base model there (`non_inferior`: the interval of the
+difference stays above −margin), however good its ranks.
 """
 
 from __future__ import annotations
@@ -32,22 +36,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse.data.modes import pair_mode
-from semcse.data.schema import paper_text
+from semcse.data.modes import needs_texts
+from semcse.data.positives import TITLE_OK
+from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, similarity_matrix, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap
 from semcse.models.encoder import TextEncoder
+
+# The checks a trained step must not be significantly worse on than the base model (where validation runs them).
+GUARDED_CHECKS = ("pair", "title")
 
 
 @dataclass(frozen=True)
 class Validated:
     """One evaluation: the logged metrics (with `val_score`, lower is better) and, where the check has
-    them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared) and
-    per-abstract label agreements (higher is better; None without labels)."""
+    them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared),
+    each check's per-abstract ranks (`checks`, lower is better) and per-abstract label agreements
+    (higher is better; None without labels)."""
 
     metrics: dict[str, float]
     items: np.ndarray | None = None
     label_items: np.ndarray | None = None
+    checks: dict[str, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,9 @@ class ValidationSet:
     papers: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     label_k: int = 5
+    titles: tuple[str, ...] = ()  # title check: titles[j] → abstracts[j], for the abstracts in `titled`
+    abstracts: tuple[str, ...] = ()
+    titled: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.pair_queries)
@@ -94,13 +107,17 @@ def build_validation_set(
     usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
     texts = [list(t) for t in usable["texts"]]
     labelled = _label_check(usable, labels, label_k) | {"similarity": similarity, "max_length": max_length}
-    if pair_mode(mode).source == "crops":
+    if not needs_texts(mode):
         halves = [_halves(list(s)) for s in usable["sentences"]]
+        titled = [i for i, ok in enumerate(usable[TITLE_OK]) if ok]
         return ValidationSet(
             pair_queries=[t[0] for t in texts],
             pair_targets=[t[-1] for t in texts],
             document_queries=[(first,) for first, _ in halves],
             document_targets=[second for _, second in halves],
+            titles=tuple(str(usable[TITLE].iat[i]) for i in titled) if len(titled) > 1 else (),
+            abstracts=tuple(str(usable[ABSTRACT].iat[i]) for i in titled) if len(titled) > 1 else (),
+            titled=tuple(titled) if len(titled) > 1 else (),
             **labelled,
         )
     return ValidationSet(
@@ -132,31 +149,45 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
 
 
 def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
-    """Both average ranks, their mean, each abstract's mean rank and, with labels, each labelled abstract's
-    label agreement; every text is encoded once, in one batched pass without gradients."""
+    """Each check's average rank, each abstract's mean rank over its checks (their mean is `val_score`) and,
+    with labels, each labelled abstract's label agreement; every text is encoded once, in one batched pass
+    without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
-    vectors = encoder.encode(
-        val.pair_queries + val.pair_targets + flat_queries + val.document_targets + list(val.papers),
-        batch_size=batch_size,
-        max_length=val.max_length,
-    )
-    n = len(val)
-    pair_q, pair_t = vectors[:n], vectors[n : 2 * n]
-    document_q = vectors[2 * n : 2 * n + n * width].reshape(n, width, -1).mean(1)
-    document_t = vectors[2 * n + n * width : 3 * n + n * width]
-    pair = true_ranks(pair_q, pair_t, similarity=val.similarity)
-    document = true_ranks(document_q, document_t, similarity=val.similarity)
-    items = (pair + document) / 2
-    metrics = {
-        "val_rank_pair": float(pair.mean()),
-        "val_rank_document": float(document.mean()),
-        "val_score": float(items.mean()),
+    groups = {
+        "pair_q": val.pair_queries,
+        "pair_t": val.pair_targets,
+        "document_q": flat_queries,
+        "document_t": val.document_targets,
+        "titles": list(val.titles),
+        "abstracts": list(val.abstracts),
+        "papers": list(val.papers),
     }
+    vectors = encoder.encode(
+        [text for texts in groups.values() for text in texts], batch_size=batch_size, max_length=val.max_length
+    )
+    split, start = {}, 0
+    for name, texts in groups.items():
+        split[name], start = vectors[start : start + len(texts)], start + len(texts)
+    n = len(val)
+    document_q = split["document_q"].reshape(n, width, -1).mean(1)
+    checks = {
+        "pair": true_ranks(split["pair_q"], split["pair_t"], similarity=val.similarity),
+        "document": true_ranks(document_q, split["document_t"], similarity=val.similarity),
+    }
+    totals, counts = checks["pair"] + checks["document"], np.full(n, 2.0)
+    if val.titles:
+        checks["title"] = true_ranks(split["titles"], split["abstracts"], similarity=val.similarity)
+        rows = np.asarray(val.titled)
+        totals[rows] += checks["title"]
+        counts[rows] += 1
+    items = totals / counts
+    metrics = {f"val_rank_{name}": float(ranks.mean()) for name, ranks in checks.items()}
+    metrics["val_score"] = float(items.mean())
     if not val.papers:
-        return Validated(metrics, items)
-    agreements = _label_agreements(vectors[3 * n + n * width :], np.asarray(val.labels), val.label_k, val.similarity)
-    return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements)
+        return Validated(metrics, items, checks=checks)
+    agreements = _label_agreements(split["papers"], np.asarray(val.labels), val.label_k, val.similarity)
+    return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements, checks)
 
 
 def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarity: Similarity) -> np.ndarray:
@@ -175,6 +206,17 @@ def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1
 
 
 def significantly_worse(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
-    """Whether per-abstract scores where higher is better (label agreements) fall below the base model's on
-    the same abstracts: the 95% paired bootstrap interval of the mean difference lies below zero."""
-    return significantly_better(items, base, resamples, seed)
+    """Whether per-abstract ranks (lower is better) are worse than the base model's on the same abstracts: the
+    95% paired bootstrap interval of the mean difference lies above zero."""
+    return significantly_better(base, items, resamples, seed)
+
+
+def non_inferior(items: np.ndarray, base: np.ndarray, margin: float, resamples: int = 1000, seed: int = 0) -> bool:
+    """Whether per-abstract scores where higher is better (label agreements) are not worse than the base model's
+    by more than `margin`: the 95% paired bootstrap interval of the mean difference stays above `-margin`.
+
+    A non-inferiority test, not "not significantly worse": on a small validation set a real loss can hide
+    in a wide interval that includes zero, and then the step would pass; here a wide interval fails it.
+    """
+    difference = Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))
+    return bool(difference.interval()[0] > -margin)

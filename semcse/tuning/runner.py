@@ -48,6 +48,7 @@ class StudyResult:
     parent_run_id: str | None
     restored: bool
     errors: dict[str, str]
+    winner: dict[str, Any] | None = None
 
 
 def trial_resources(cfg: RunConfig, trainer: str) -> dict[str, float]:
@@ -127,10 +128,54 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
         rows = [_row(result, study) for result in results]
         errors = {row.trial_id: _last_line(result.error) for row, result in zip(rows, results) if result.error}
         ablation = build_table(rows, study.metric, study.mode)
-        paths = write_table(ablation, storage.join(root, f"{study.name}-results"), study.metric, study.name)
+        results_dir = storage.join(root, f"{study.name}-results")
+        paths = write_table(ablation, results_dir, study.metric, study.name)
         for path in paths.values():
             parent.log_artifact(path, "ablation")
-    return StudyResult(study.name, ablation, paths, storage.join(root, study.name), parent.run_id, restored, errors)
+        winner = _test_the_winner(study, base, ablation, spec, storage.join(results_dir, "test")) or None
+        if winner:
+            parent.log_artifact(winner["report"], "test")
+    return StudyResult(
+        study.name, ablation, paths, storage.join(root, study.name), parent.run_id, restored, errors, winner
+    )
+
+
+def _test_the_winner(
+    study: Study, base: RunConfig, ablation: AblationTable, spec: TrialSpec, out: str
+) -> dict[str, Any]:
+    """The trial chosen on validation (`study.metric`), evaluated once on the test split against the base model.
+
+    Nothing about the choice looks at the test split; this is the figure to report for the chosen recipe,
+    with intervals. Returns the winner's trial, parameters, and where the report went (empty: no test suites).
+    """
+    if not study.test_suites:
+        return {}
+    from semcse.evaluation.runner import evaluate
+
+    chosen = ablation.best().get(study.metric)
+    if chosen is None:
+        raise StudyError(f"no trial reported {study.metric!r}: there is no winner to test")
+    model = storage.join(spec.trials_dir, chosen, "encoder")
+    pooling = base.training.pooling
+    models = [f"base={base.training.base_model}" + (f"#{pooling}" if pooling else ""), f"winner={model}"]
+    cfg = base.model_copy(update={"evaluation": base.evaluation.model_copy(update={"split": "test"})})
+    data = base.evaluation.data or base.corpus.path
+    if not data:
+        raise StudyError("nothing to test the winner on: set evaluation.data or corpus.path")
+    results = evaluate(list(study.test_suites), models, data, out, cfg)
+    params = {key: ablation.table.loc[chosen, key] for key in ablation.params}
+    lines = [f"# {study.name}: the winner on the test split", "", f"trial {chosen}: {params}", ""]
+    for name, result in results.items():
+        lines.append(f"## {name}")
+        for metric, difference in result.differences("winner", "base").items():
+            lines.append(
+                f"- {metric}: winner − base {difference.difference:+.4f} "
+                f"(95% CI [{difference.low:+.4f}, {difference.high:+.4f}], {difference.verdict})"
+            )
+        lines.append("")
+    report = storage.write_text(storage.join(out, "winner.md"), "\n".join(lines))
+    log.info("%s: winner %s %s; test split report %s", study.name, chosen, params, report, extra=TUNE)
+    return {"trial": chosen, "params": params, "report": report}
 
 
 def _concurrency(base: RunConfig, study: Study, ask: dict[str, float]) -> int:

@@ -108,6 +108,7 @@ class Study(BaseModel):
     scheduler: Literal["fifo", "asha"] = "fifo"
     asha: Asha = Field(default_factory=Asha)
     suites: list[Literal["semantic", "knn", "aspects"]] = Field(default_factory=list)
+    test_suites: list[Literal["semantic", "knn", "aspects"]] = Field(default_factory=list)
     trainer: Literal["encoder", "multi"] = "encoder"
     max_concurrent_trials: int | None = Field(None, ge=1)
     source: Path | None = Field(None, exclude=True)

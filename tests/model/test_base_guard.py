@@ -96,18 +96,37 @@ def test_a_step_better_only_by_noise_never_displaces_the_base_model() -> None:
 
 
 def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks() -> None:
-    """Label agreement is a guard, not a score: better ranks cannot buy a significant loss of topic structure."""
+    """Label agreement is a guard, not a score: better ranks cannot buy a loss of topic structure, and a step
+    must show it is non-inferior (within the margin), not merely escape a significant loss."""
     rng = np.random.default_rng(1)
     ranks = rng.uniform(1, 20, size=200)
     agreement = rng.choice([0.4, 0.6, 0.8], size=200)  # shares of 5 neighbours, room to move either way
     state = LoopState()
     assert state.record(float(ranks.mean()), ranks, significant=True, label_items=agreement)
     better_ranks = ranks - rng.uniform(0.5, 1.5, size=200)
-    blurred = agreement - rng.choice([0.0, 0.2], size=200)
+    blurred = agreement - rng.choice([0.0, 0.2], size=200)  # 0.1 lower on average
     state.step = 10
     assert not state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=blurred)
-    assert state.label_loss and state.best_step == 0
+    assert "label agreement" in state.refused and state.best_step == 0
     noisy = agreement + rng.choice([-0.2, 0.0, 0.2], size=200)  # moves either way: no systematic loss
     state.step = 20
-    assert state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=noisy)
-    assert not state.label_loss and state.best_step == 20
+    # its interval (about ±0.023) includes zero: not significantly worse, yet not shown within a margin of 0.01
+    assert not state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.01)
+    assert "within 0.01" in state.refused
+    state.step = 30
+    assert state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.05)
+    assert not state.refused and state.best_step == 30
+
+
+def test_a_step_significantly_worse_on_a_guarded_check_is_never_delivered() -> None:
+    """Crops may sharpen crop↔crop ranks while blurring what a paper is about: title→abstract ranks guard it."""
+    rng = np.random.default_rng(2)
+    base = {"pair": rng.uniform(1, 20, size=150), "title": rng.uniform(1, 20, size=150)}
+    state = LoopState()
+    items = (base["pair"] + base["title"]) / 2
+    assert state.record(float(items.mean()), items, significant=True, checks=base)
+    sharper = {"pair": base["pair"] - 6, "title": base["title"] + rng.uniform(1, 3, size=150)}
+    items = (sharper["pair"] + sharper["title"]) / 2  # better on average, by a lot
+    state.step = 10
+    assert not state.record(float(items.mean()), items, significant=True, checks=sharper)
+    assert state.refused == "significantly worse than the base model on title ranks" and state.best_step == 0

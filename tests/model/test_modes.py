@@ -32,6 +32,7 @@ RUNS = [
     ("aspect:methods", "triplet"),
     ("crops", "infonce"),
     ("dropout", "triplet"),
+    ("crops:0.5+title:0.5", "infonce"),
 ]
 GENERALISES = {"summaries"}
 

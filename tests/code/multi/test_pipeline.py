@@ -126,7 +126,7 @@ def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, trackin
     model = build_unified(tc, data.aspects, cfg.multi.head_dim)
     objective = DirectObjective(tc, len(ASPECTS))
     rows = {c: data.train_rows[c].head(16).to_numpy() for c in data.train_rows.columns}
-    batch = objective.collate_fn(model, np.random.default_rng(0))(rows)
+    batch = objective.collate_fn(model, 0)(rows)
     assert set(batch["heads"].tolist()) == {0, 1}
     objective.loss(model, batch).backward()
     assert all(head.weight.grad is not None and head.weight.grad.abs().sum() > 0 for head in model.heads.values())

@@ -91,3 +91,19 @@ def test_a_win_that_loses_on_a_guard_metric_never_promotes(registered):
         higher_is_better=True,
     ).to_dict()
     assert run(comparison(RANKS - 0.5, RANKS), {"label_agreement": steady})["champion"]  # no loss: promoted
+
+
+def test_a_guard_the_evaluation_did_not_compute_is_said_not_checked(registered, caplog):
+    """`knn:label_agreement` without the knn suite (or without labels) is never a silent pass."""
+    import logging
+
+    cfg, _, run = registered
+    with caplog.at_level(logging.INFO, logger="semcse"):
+        better = run(comparison(RANKS - 3, RANKS), knn={"knn_accuracy": comparison(RANKS, RANKS)})
+    unchecked = [g for g in cfg.pipeline.guards if g != "knn:knn_accuracy"]
+    assert better["guards_not_checked"] == unchecked
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("not checked:")]
+    assert said == [
+        f"not checked: {', '.join(unchecked)} (the evaluation computed no such column: a suite that "
+        "did not run, or a corpus without labels); promotion goes by the guards that were"
+    ]

@@ -113,11 +113,16 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
 def test_the_label_guard_is_on_when_the_corpus_names_its_labels(make_config) -> None:
     prepared = prepare(make_config(**{"training.pairs": "crops", "corpus.label_col": "topic"}))
     assert prepared.counts["val_labelled"] == len(prepared.validation.labels) > 5
-    assert any("label guard" in note for note in prepared.notes)
+    (guards,) = [note for note in prepared.notes if note.startswith("guards:")]
+    assert "label agreement ('topic'" in guards and "within 0.02" in guards and "title→abstract ranks" in guards
     unguarded = prepare(
         make_config(**{"training.pairs": "crops", "corpus.label_col": "topic", "training.label_guard": False})
     )
-    assert unguarded.validation.labels == () and not any("label guard" in note for note in unguarded.notes)
+    assert unguarded.validation.labels == () and not any("label agreement" in note for note in unguarded.notes)
+    summaries = prepare(make_config())  # summaries: no LLM-free checks; no labels: said once
+    assert [n for n in summaries.notes if "guard" in n] == [
+        "no guard: a step is judged on its validation score alone (the corpus has no label column (corpus.label_col))"
+    ]
 
 
 def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path, sample_records) -> None:

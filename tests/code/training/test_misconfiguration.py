@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 import semcse.runtime
 from semcse.cli import app
 from semcse.config import ConfigError
-from semcse.training.trainer import TrainingSetupError, train
+from semcse.training.trainer import TrainingSetupError, prepare, train
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +41,7 @@ def test_invalid_config_values(make_config, overrides: dict, message: str) -> No
         ({"training.texts": None}, "needs generated texts|pass --texts"),
         ({"training.base_model": "/nonexistent/model"}, "cannot build the encoder"),
         ({"training.freeze_layers": 5}, "only 2 layers"),
-        ({"corpus.val_fraction": 0.0}, "validation needs"),
+        ({"corpus.val_fraction": 0.0}, r"no validation abstracts.*id hash.*raise corpus.val_fraction"),
         ({"corpus.label_col": "field"}, "corpus.label_col='field' is not a column"),
     ],
 )
@@ -70,3 +70,14 @@ def test_cli_reports_misconfiguration(make_config, tiny_encoder_dir, sample_corp
     )
     assert result.exit_code == 2
     assert "training.pooling" in result.output
+
+
+def test_a_split_column_that_leaves_no_training_rows_is_named(make_config, sample_records, tmp_path) -> None:
+    """The first rows of a corpus whose split column marks them all `test` give no training pairs: the message
+    names the split column, not the crop settings."""
+    import pandas as pd
+
+    corpus = tmp_path / "all-test.parquet"
+    pd.DataFrame(sample_records).assign(split="test").to_parquet(corpus)
+    with pytest.raises(TrainingSetupError, match=r"no training abstracts: its split column 'split' .*\{'test': 40\}"):
+        prepare(make_config(**{"corpus.path": str(corpus), "training.pairs": "crops"}))

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from semcse.config import PositiveMix, TrainingConfig
-from semcse.data.positives import PairSampler, build_pair_rows, crops
+from semcse.data.modes import mix_weights
+from semcse.data.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
 from tests.fixtures.training import synthetic_texts
 
 
@@ -22,7 +23,7 @@ def texts(sample_records) -> pd.DataFrame:
 
 
 def draw(mode: str, rows: pd.DataFrame, mix: PositiveMix | None = None, seed: int = 0) -> tuple[list, list]:
-    return PairSampler(mode, mix).sample(rows.to_dict("list"), np.random.default_rng(seed))
+    return PairSampler(mode, mix).sample(rows.to_dict("list"), seed)
 
 
 def test_crops_discard_short_and_long_sentences() -> None:
@@ -66,3 +67,69 @@ def test_semcse_anchors_are_summaries_and_positives_follow_the_mix(corpus, texts
     assert abs(shares["summary"] - 0.5) < 0.03 and abs(shares["title"] - 0.15) < 0.03
     only_titles = draw("semcse", rows, PositiveMix(summary=0, title=1, sentence=0))[1]
     assert only_titles == rows["title"].tolist()
+
+
+def test_title_pairs_anchor_a_title_and_skip_short_or_shared_titles(corpus) -> None:
+    edited = corpus.copy()
+    edited.loc[0, "title"] = "Soil"  # too short
+    edited.loc[[1, 2], "title"] = "A shared title of two papers"  # the same title twice: false negatives
+    reasons = title_exclusions(edited, min_words=3)
+    assert reasons.iloc[0] == "too short" and list(reasons.iloc[1:3]) == ["shared by several papers"] * 2
+    assert (reasons.iloc[3:] == "").all()
+    rows = build_pair_rows("title", edited, None, TrainingConfig(pairs="title"))
+    assert set(rows["id"]) == set(edited["id"].iloc[3:]), "an abstract without a usable title gives no title pair"
+    anchors, positives = draw("title", rows)
+    assert anchors == rows["title"].tolist()
+    sources = ["abstract" if p == row["abstract"] else "crop" for p, row in zip(positives, rows.to_dict("records"))]
+    assert all(s == "abstract" or p in row["texts"] for s, p, row in zip(sources, positives, rows.to_dict("records")))
+    assert {"abstract", "crop"} <= set(sources)
+
+
+def test_a_mix_draws_each_mode_by_its_weight_over_what_a_row_can_give(corpus) -> None:
+    assert mix_weights("crops:1+title:3") == {"crops": 0.25, "title": 0.75}
+    cfg = TrainingConfig(pairs="crops:1+title:3", min_sentence_chars=40)
+    rows = build_pair_rows(cfg.pairs, corpus, None, cfg)
+    big = pd.concat([rows] * 40, ignore_index=True)
+    anchors, _ = draw(cfg.pairs, big)
+    titles = np.mean([a == t for a, t in zip(anchors, big["title"])])
+    assert abs(titles - 0.75) < 0.04, titles
+    no_titles = rows.assign(title_ok=False)
+    anchors, positives = draw(cfg.pairs, no_titles)
+    assert all(a in pool and p in pool for a, p, pool in zip(anchors, positives, no_titles["texts"])), "crops only"
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        ("crops+summaries", "only the LLM-free modes"),
+        ("crops:-1+title", "must be positive"),
+        ("crops+crops", "twice"),
+        ("crop+title", "unknown pairs mode 'crop'"),
+    ],
+)
+def test_bad_mixes_are_refused_by_name(pairs, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        TrainingConfig(pairs=pairs)
+
+
+def test_auto_is_the_chosen_recipe_and_the_run_settings_win() -> None:
+    from semcse.data.modes import AUTO
+
+    auto = TrainingConfig(pairs="auto")
+    assert auto.pairs == AUTO["pairs"] and auto.temperature == AUTO["temperature"] and auto.crop_based
+    assert TrainingConfig(pairs="auto", temperature=0.1).temperature == 0.1
+
+
+def test_a_rows_draw_depends_on_its_place_in_the_global_order_not_on_the_batch(corpus) -> None:
+    """The same row at the same (epoch, position) draws the same pair whatever else is in its batch."""
+    cfg = TrainingConfig(pairs="crops+title", min_sentence_chars=40)
+    rows = build_pair_rows(cfg.pairs, corpus, None, cfg).head(8).to_dict("list")
+    places = np.stack([np.zeros(8, dtype=int), np.arange(8)], axis=1)
+    whole = PairSampler(cfg.pairs).sample(rows | {DRAW: places}, seed=3)
+    halves = [
+        PairSampler(cfg.pairs).sample({k: v[part] for k, v in rows.items()} | {DRAW: places[part]}, seed=3)
+        for part in (slice(0, 4), slice(4, 8))
+    ]
+    assert whole[0] == halves[0][0] + halves[1][0] and whole[1] == halves[0][1] + halves[1][1]
+    other_epoch = PairSampler(cfg.pairs).sample(rows | {DRAW: places + [1, 0]}, seed=3)
+    assert other_epoch != whole, "a new epoch draws new pairs"
