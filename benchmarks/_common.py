@@ -14,8 +14,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
+from semcse.resources import data_dir  # noqa: E402
 
-OHSUMED = Path(__file__).resolve().parents[2] / "shared" / "data" / "ohsumed.parquet"
+OHSUMED = (Path(__file__).resolve().parents[1] / data_dir()).resolve() / "ohsumed.parquet"
 
 
 def minilm_dir() -> Path:

@@ -185,7 +185,7 @@ def corpus_validate(
 ) -> None:
     """Check every row; write accepted rows and quarantined rejects (with reasons); log counts to MLflow.
 
-    Example: semcse corpus validate ../shared/data/cs_papers.parquet --out runs/cs/corpus
+    Example: semcse corpus validate examples/sample_corpus.jsonl --out runs/sample/corpus
     """
     from semcse.data.validation import run_validation
     from semcse.tracking import ui_hint
@@ -279,7 +279,8 @@ def evaluate_command(
 ) -> None:
     """Compare models side by side with the papers' suites; write CSV/markdown/PNG to --out, log to MLflow.
 
-    Example: semcse evaluate --suite knn --model minilm=PATH --data ../shared/data/ohsumed.parquet --out runs/eval
+    Example: semcse evaluate --suite knn --model minilm=PATH --data examples/sample_corpus.jsonl
+    --set evaluation.label_col=topic --set evaluation.split=all --out runs/eval
     """
     from semcse.data.embeddings import EmbeddingError
     from semcse.evaluation.inputs import EvaluationDataError

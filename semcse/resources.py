@@ -8,6 +8,7 @@ taken as a path to a YAML file of the user's.
 
 from __future__ import annotations
 
+import os
 from importlib.resources import files
 from pathlib import Path
 from typing import Literal
@@ -44,6 +45,16 @@ def find(kind: Kind, ref: str | Path) -> Path:
     raise ResourceNotFound(
         f"unknown {WHAT[kind]} {str(ref)!r}: not a YAML file, and not one of the shipped ones {sorted(known)}"
     )
+
+
+DATA_ENV = "SEMCSE_DATA"
+DEFAULT_DATA = "../shared/data"
+
+
+def data_dir() -> Path:
+    """Where real corpora live for the real-data tests, benchmarks and walkthroughs: `SEMCSE_DATA`, else
+    `../shared/data` from the repository root (docs/DESIGN.md lists the files and their columns)."""
+    return Path(os.environ.get(DATA_ENV) or DEFAULT_DATA).expanduser()
 
 
 def serve_config() -> Path:
