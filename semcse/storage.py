@@ -114,11 +114,6 @@ def parent(location: str | Path) -> str:
     return str(Path(location).parent)
 
 
-def display(location: str | Path) -> str:
-    """How a location reads in a message: a URI as given, a local path as it is."""
-    return str(location)
-
-
 # ----- filesystems --------------------------------------------------------------------------------
 
 
@@ -224,17 +219,23 @@ def names(location: str | Path) -> list[str]:
 # ----- reading and writing ----------------------------------------------------------------------
 
 
-def open_input(location: str | Path) -> IO[bytes]:
-    """A seekable binary file (Parquet and NumPy readers want random access)."""
+def _open(location: str | Path, stream: bool) -> Any:
+    """pyarrow's input file (random access) or input stream for `location`; a missing file is FileNotFoundError,
+    any other failure a StorageError naming the location."""
     fs, path = filesystem(location)
     try:
-        return fs.open_input_file(path)
+        return fs.open_input_stream(path) if stream else fs.open_input_file(path)
     except FileNotFoundError:
         raise
     except OSError as exc:
         if _info(location).type == pafs.FileType.NotFound:
             raise FileNotFoundError(f"{location} does not exist") from exc
         raise StorageError(f"cannot read {location}: {exc}") from exc
+
+
+def open_input(location: str | Path) -> IO[bytes]:
+    """A seekable binary file (Parquet and NumPy readers want random access)."""
+    return _open(location, stream=False)
 
 
 class _RawReader(io.RawIOBase):
@@ -264,16 +265,8 @@ def open_lines(location: str | Path) -> io.BufferedReader:
 def read_bytes(location: str | Path) -> bytes:
     """A whole file in one request: an object rewritten meanwhile is read old or new, never a mix (a
     random-access reader asks for its size first, then for ranges, which may straddle a rewrite)."""
-    fs, path = filesystem(location)
-    try:
-        with fs.open_input_stream(path) as handle:
-            return bytes(handle.read())
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        if _info(location).type == pafs.FileType.NotFound:
-            raise FileNotFoundError(f"{location} does not exist") from exc
-        raise StorageError(f"cannot read {location}: {exc}") from exc
+    with _open(location, stream=True) as handle:
+        return bytes(handle.read())
 
 
 def read_text(location: str | Path) -> str:
