@@ -198,9 +198,11 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
                 "or unset RAY_ADDRESS / drop --address to run on a local cluster."
             ) from exc
     else:
+        # `address="local"`: a cluster of its own, never whichever cluster was started last on this
+        # machine (Ray's default), which the locations checks would then judge by the wrong shape.
         # The dashboard serves the State API, through which Ray Train's placement-group cleaner
         # watches its controller (without it, the cleaner warns every few seconds and never cleans).
-        ray.init(num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=True, **kwargs)
+        ray.init(address="local", num_cpus=cfg.num_cpus, num_gpus=cfg.num_gpus, include_dashboard=True, **kwargs)
     logs.quiet_ray_data()
     address_in_use = str(ray.get_runtime_context().gcs_address)
     log.info("connected to Ray at %s", address_in_use)

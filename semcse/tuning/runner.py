@@ -1,8 +1,10 @@
 """Run a study with Ray Tune: checks first, trials as Tune functions, resume, then the ablation table.
 
 Each trial is a Tune function that fits its own TorchTrainer (the Ray Train V2 + Tune pattern). The
-trial actor itself only waits (it holds a token `TRIAL_ACTOR_CPU`, since Tune refuses an empty
-request); the Train workers it launches do, and Tune cannot see them. How many trials run at once
+trial actor itself only waits: it holds `TRIAL_ACTOR`, one byte of memory, because Tune refuses an
+empty request and any share of a CPU would keep the trial's own workers from fitting a machine whose
+CPUs they need all of (two workers on a 2-core laptop); the Train workers it launches do the work,
+and Tune cannot see them. How many trials run at once
 is the study's `max_concurrent_trials`; unset, on the embedded local cluster it is what fits the
 machine (`num_workers × cpus_per_worker`, and GPUs, against its resources), and on a cluster every
 trial starts and queues for its workers, with the autoscaler asked for them up front: what happens
@@ -33,7 +35,7 @@ from semcse.tuning.trial import LOWER_IS_BETTER_KEY, TrialSpec, check_base, run_
 
 log = logging.getLogger(__name__)
 TUNE = logs.stage("tune")
-TRIAL_ACTOR_CPU = 0.01
+TRIAL_ACTOR = {"memory": 1}
 STATE_SAVE_PERIOD_S = 1
 
 
@@ -93,7 +95,7 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
     spec = TrialSpec(
         study.name, study.trainer, base.model_dump(), tuple(study.suites), storage.join(root, f"{study.name}-trials")
     )
-    trainable = tune.with_resources(tune.with_parameters(run_trial, spec=spec), {"cpu": TRIAL_ACTOR_CPU})
+    trainable = tune.with_resources(tune.with_parameters(run_trial, spec=spec), TRIAL_ACTOR)
     ask = trial_resources(base, study.trainer)
     concurrent = _concurrency(base, study, ask)
     at_once = f"up to {concurrent}" if concurrent else "all"
