@@ -133,12 +133,13 @@ def _plain(value: Any) -> Any:
 
 
 def read_summaries(texts: str) -> dict[str, dict[str, list[str]]]:
-    """kind → paper id → texts, through the generated-texts contract's own reader (outputs of several
-    generation settings are all shown, so they are combined)."""
+    """kind → paper id → texts (summaries first), through the generated-texts contract's own reader (outputs of
+    several generation settings are all shown, so they are combined)."""
     from semcse.data.generated import read_texts, summaries_by_id
 
     frame = read_texts(texts, combine=True)
-    return {str(kind): summaries_by_id(frame, str(kind)) for kind in sorted(frame["kind"].unique())}
+    kinds = sorted(map(str, frame["kind"].unique()), key=lambda kind: (kind != "summary", kind))
+    return {kind: summaries_by_id(frame, kind) for kind in kinds}
 
 
 @serve.deployment

@@ -90,6 +90,9 @@ function clearMessage() { $("#message").hidden = true; $("#message").textContent
 
 function setStatus(text) { $("#status").textContent = text; }
 
+/** Mark a list as being ranked again (aria-busy), from the moment a change asks for it until the answer is shown. */
+function busy(selector, flag) { $(selector).setAttribute("aria-busy", String(flag)); }
+
 function titleOf(id) {
   const row = state.paperRow.get(id);
   return row === undefined || !state.titles ? id : state.titles[row] || id;
@@ -652,9 +655,11 @@ function showShares() {
 let steerTimer = null;
 /** A slider moved: rank again what is on screen (results, neighbours, a draft's neighbours), once it rests. */
 function steered() {
+  const lists = { "#results": state.query, "#neighbours": state.selected, "#draft-neighbours": state.draft };
+  for (const [list, shown] of Object.entries(lists)) if (shown) busy(list, true);
   clearTimeout(steerTimer);
   steerTimer = setTimeout(() => {
-    if (!usableWeights()) return;
+    if (!usableWeights()) { for (const list of Object.keys(lists)) busy(list, false); return; }
     clearMessage();
     if (state.query) runSearch({ keepSelection: true });
     if (state.selected) refreshNeighbours(false);
@@ -701,18 +706,20 @@ async function runSearch({ keepSelection }) {
   const text = $("#query").value.trim();
   state.query = text;
   writeUrl();
-  if (!text) {
-    showResults([], null);
-    showMessage("Type words to search for, paste an abstract, or give a paper id (id:…).");
+  const seq = ++sequence.search;
+  const weights = text && state.search.on ? usableWeights() : null;
+  const id = weights ? paperIdIn(text) : null;
+  if (!weights || id === "") {
+    if (!text) {
+      showResults([], null);
+      showMessage("Type words to search for, paste an abstract, or give a paper id (id:…).");
+    } else if (!state.search.on) showMessage(state.search.why);
+    else if (id === "") showMessage("Give the paper id after id: (for example id:W123).");
+    busy("#results", false);
     return;
   }
-  if (!state.search.on) { showMessage(state.search.why); return; }
-  const weights = usableWeights();
-  if (!weights) return;
-  const id = paperIdIn(text);
-  if (id === "") { showMessage("Give the paper id after id: (for example id:W123)."); return; }
-  const seq = ++sequence.search;
   setStatus("searching…");
+  busy("#results", true);
   try {
     const body = id !== null ? { id, k: RESULTS_K, weights } : { query: text, k: RESULTS_K, weights };
     const data = await api(`${SEARCH}/`, body);
@@ -725,6 +732,7 @@ async function runSearch({ keepSelection }) {
     showResults([], null);
     showMessage(error.message);
   }
+  busy("#results", false);
   showStatus();
 }
 
@@ -846,8 +854,9 @@ function kindName(kind) {
 async function refreshNeighbours(fresh) {
   const id = state.selected;
   const weights = usableWeights();
-  if (id === null || !weights || !state.search.on) return;
+  if (id === null || !weights || !state.search.on) { busy("#neighbours", false); return; }
   const seq = ++sequence.neighbours;
+  busy("#neighbours", true);
   try {
     const data = await api(`${SEARCH}/`, { id, k: NEIGHBOURS_K, weights });
     if (seq !== sequence.neighbours || state.selected !== id) return;
@@ -863,6 +872,7 @@ async function refreshNeighbours(fresh) {
   } catch (error) {
     if (seq === sequence.neighbours) showMessage(error.message);
   }
+  if (seq === sequence.neighbours) busy("#neighbours", false);
 }
 
 function movement(before, id, rank) {
@@ -962,7 +972,7 @@ async function placeDraft(text, show) {
 /** A slider moved: the draft stays where it landed (the layout is the same); its nearest papers are ranked again. */
 async function rerankDraft() {
   const weights = usableWeights();
-  if (!state.draft || !weights) return;
+  if (!state.draft || !weights) { busy("#draft-neighbours", false); return; }
   const seq = ++sequence.draft;
   try {
     const near = await draftNeighbours(state.draft.text, weights);
@@ -973,6 +983,7 @@ async function rerankDraft() {
   } catch (error) {
     if (seq === sequence.draft) showMessage(error.message);
   }
+  if (seq === sequence.draft) busy("#draft-neighbours", false);
 }
 
 /** The landing panel: where the draft is, the aspects it is closest on (mean similarity to its five nearest
@@ -1094,9 +1105,11 @@ async function restore(params) {
   writeUrl();
 }
 
-// for tests and the console: where a paper is drawn (CSS pixels in the canvas), and when the first frame was drawn
+// for tests and the console: the state (its `timings` say when the first frame was drawn), where a paper is
+// drawn (CSS pixels in the canvas), and one frame drawn now
 window.explorer = {
   state,
+  redraw: draw,
   screenOf(id) {
     const row = state.row.get(id);
     if (row === undefined) return null;
