@@ -154,6 +154,9 @@ def test_read_a_paper_its_summaries_and_neighbours_as_the_weights_move(page, exp
 
     summarised = list(corpus)[0]
     open_page(page, explorer["demo"])
+    page.locator("#query").fill("pancreatic ductal adenocarcinoma")  # results stay ringed while reading
+    page.keyboard.press("Enter")
+    expect(page.locator("#results > li")).to_have_count(20)
     click_paper(page, summarised)
     expect(page.locator("#reader")).to_have_attribute("data-kind", "paper")
     expect(page.locator("#paper-title")).to_have_text(corpus[summarised]["title"])
@@ -172,8 +175,9 @@ def test_read_a_paper_its_summaries_and_neighbours_as_the_weights_move(page, exp
     expect(page.locator("#neighbours .change").first).to_be_visible()
     after = listed(page, "#neighbours")
     assert after != before and len(after) == 10
+    settled(page, "#results")
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "explorer-demo-paper.png"))
+    page.screenshot(path=str(ARTIFACTS / "explorer-demo-paper.png"))  # docs/explorer.png is made from this one
 
     neighbour = after[0]
     page.locator(f"#neighbours > li[data-id='{neighbour}'] .title").click()
@@ -283,7 +287,7 @@ def test_a_shared_link_reopens_the_same_view(page, explorer, browser, corpus) ->
     expect(page).to_have_url(re.compile(rf"sel={re.escape(paper)}.*c=topic"))
     settled(page, "#neighbours")
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "explorer-demo.png"))  # docs/explorer.png is made from this one
+    page.screenshot(path=str(ARTIFACTS / "explorer-demo-shared.png"))
     shown = {
         "query": page.locator("#query").input_value(),
         "weights": [s.input_value() for s in page.locator("#weights input").all()],
