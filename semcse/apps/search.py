@@ -121,6 +121,15 @@ def listing(papers: pd.DataFrame) -> bytes:
     return orjson.dumps(body | {"columns": columns}, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
+def _abstract(index: Any, paper_id: str) -> str:
+    """A paper's stored abstract, or "" when it has none (an index built without abstracts, or a paper added
+    to one)."""
+    if "abstract" not in index.papers:
+        return ""
+    value = index.papers["abstract"].iat[index.row_of(paper_id)]
+    return value if isinstance(value, str) else ""
+
+
 def _plain(value: Any) -> Any:
     """A stored cell as JSON can carry it (NumPy scalars and arrays, timestamps)."""
     if isinstance(value, np.ndarray):
@@ -193,12 +202,11 @@ class Searcher:
             else:
                 query: dict[str, np.ndarray] = encode_aspects(served.encoder, [body.query or ""])
                 hits = index.search(query, body.k, body.weights)
-        abstracts = index.papers["abstract"] if "abstract" in index.papers else None
         results = [
             {
                 "id": h.id,
                 "title": h.title,
-                "snippet": "" if abstracts is None else snippet(str(abstracts.iat[index.row_of(h.id)]), body.query),
+                "snippet": snippet(_abstract(index, h.id), body.query),
                 "score": h.score,
                 "distances": h.distances,
                 "similarities": h.similarities,

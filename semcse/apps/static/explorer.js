@@ -46,11 +46,11 @@ function el(tag, attributes = {}, ...children) {
 
 const state = {
   ids: [], xs: new Float32Array(0), ys: new Float32Array(0), labels: null, row: new Map(),
-  aspects: [], savedWeights: {}, weights: {}, layoutWeights: null,
+  aspects: [], weights: {}, layoutWeights: null,
   titles: null, columns: {}, paperRow: new Map(),
   colourBy: "label", hexes: [], colours: new Uint32Array(0), dimmed: new Uint32Array(0), legend: null,
   view: { cx: 0, cy: 0, scale: 1, fit: 1 },
-  query: "", results: [], resultsFor: null,
+  query: "", results: [],
   selected: null, neighbours: [], neighboursOf: null,
   position: null, draft: null, draftNeighbours: [],
   search: { on: false, why: "" }, explain: { on: false, why: "" }, summariesWhy: "",
@@ -79,10 +79,9 @@ async function api(url, body) {
   return data;
 }
 
-function showMessage(text, kind = "error") {
+function showMessage(text) {
   const box = $("#message");
   box.textContent = text;
-  box.className = kind === "notice" ? "notice" : "";
   box.hidden = false;
 }
 
@@ -738,7 +737,6 @@ async function runSearch({ keepSelection }) {
 
 function showResults(results, nearId) {
   state.results = results;
-  state.resultsFor = nearId;
   const list = $("#results");
   list.replaceChildren(...results.map((hit) => paperItem(hit, { snippet: true })));
   $("#results-empty").hidden = results.length > 0;
@@ -1043,7 +1041,6 @@ async function start() {
   const points = await api(`${MAP}/points`);
   state.timings.points = performance.now();
   state.aspects = points.aspects;
-  state.savedWeights = { ...points.weights };
   state.weights = { ...points.weights };
   setPoints(points);
   resize();
