@@ -217,9 +217,10 @@ class SearchIndex:
             return []
         top = np.argpartition(-combined, k - 1)[:k]
         rows = top[np.argsort(-combined[top], kind="stable")]
+        per_aspect = self._scores(rows, query)
         hits = []
-        for row in rows:
-            scores = {a: self._score(a, query[a], int(row)) for a in self.aspects if a in query}
+        for i, row in enumerate(rows):
+            scores = {a: float(values[i]) for a, values in per_aspect.items()}
             hits.append(
                 SearchHit(
                     id=str(self.papers["id"].iat[row]),
@@ -240,13 +241,17 @@ class SearchIndex:
             raise VectorIndexError("the query vector contains NaN or infinite values")
         return q / max(float(np.linalg.norm(q)), 1e-12) if index.metric == "cosine" else q
 
-    def _score(self, aspect: str, query: np.ndarray, row: int) -> float:
-        """One paper's "higher = closer" score on one aspect: cosine, or minus the squared Euclidean distance."""
-        stored = self.indexes[aspect].index.reconstruct(row)
-        q = self._vector(aspect, query)
-        if self.indexes[aspect].metric == "euclidean":
-            return -float(np.square(stored - q).sum())
-        return float(stored @ q)
+    def _scores(self, rows: np.ndarray, query: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The papers' "higher = closer" scores on every aspect the query has (cosine, or minus the squared
+        Euclidean distance), read from the aspect's columns of the search matrix: one product per aspect."""
+        stacked, start, out = self.stacked(), 0, {}
+        for aspect in self.aspects:
+            dim = self.indexes[aspect].dim
+            if aspect in query:
+                stored, q = stacked[rows, start : start + dim], self._vector(aspect, query[aspect])
+                out[aspect] = -np.square(stored - q).sum(1) if self.metric == "euclidean" else stored @ q
+            start += dim
+        return out
 
 
 def _papers(ids: list[str], titles: list[str], details: pd.DataFrame | None) -> pd.DataFrame:
