@@ -20,7 +20,7 @@ mean nothing. Nothing is trained.
 Within each part the methods or requests take turns on every query, so a busy spell on a shared
 machine hits all of them alike.
 
-Raw figures go to benchmarks/results/explorer.json with the commit.
+Raw figures go to benchmarks/results/explorer-<commit>.json.
 
     .venv/bin/python benchmarks/explorer.py [--papers 40000] [--queries 200] [--repeats 3]
 """
@@ -248,8 +248,7 @@ def main() -> None:
             f"{figures['bytes']:>10,}  {within}"
         )
     settings = {"papers": args.papers, "aspects": ASPECTS, "dim": DIM, "k": K, "queries": args.queries}
-    path = save_results("explorer", {"settings": settings, "in_process_rounds": rounds, "served": remote})
-    print(f"\nraw results: {path.relative_to(REPO)}")
+    save_results("explorer", {"settings": settings, "in_process_rounds": rounds, "served": remote})
 
 
 if __name__ == "__main__":
