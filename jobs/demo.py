@@ -56,9 +56,9 @@ def next_steps(cfg: RunConfig) -> str:
             "  serve the model, its search index and its map (Ctrl-C stops; describing empty space needs a decoder):",
             f"    {semcse} serve --app embed --app search --app map --encoder {run}/model --index {run}/index "
             f"--map {run}/map{texts}",
-            "  then open the literature explorer, http://127.0.0.1:8000/map/ in a browser: search, steer the ranking,",
-            "  read papers and their neighbours, ask the map's empty space, place a draft abstract",
-            "  or query the services from another terminal:",
+            "  then open http://127.0.0.1:8000/map/ in a browser, the literature explorer (search, steer the ranking,",
+            "  read papers and their neighbours, ask the map's empty space, place a draft abstract); or, in another",
+            "  terminal, query the services:",
             f"    curl -s 127.0.0.1:8000/v1/embeddings -H 'Content-Type: application/json' -d '{query}' | head -c 300",
             "    curl -s 127.0.0.1:8000/search -H 'Content-Type: application/json' "
             """-d '{"query": "coral reef bleaching", "k": 3}'""",
