@@ -73,11 +73,18 @@ def open_page(page: Any, url: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-ready", "1")
 
 
-def click_paper(page: Any, paper_id: str) -> None:
-    """Click where a paper is drawn, as a user aiming at that dot."""
+def on_screen(page: Any, paper_id: str) -> tuple[float, float]:
+    """Where a paper's dot is in the page, checked to be the map itself there (not a panel drawn over it)."""
     where = page.evaluate("id => window.explorer.screenOf(id)", paper_id)
     box = page.locator("#map").bounding_box()
-    page.mouse.click(box["x"] + where["x"], box["y"] + where["y"])
+    x, y = box["x"] + where["x"], box["y"] + where["y"]
+    assert page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.id", [x, y]) == "map", f"{paper_id} is hidden"
+    return x, y
+
+
+def click_paper(page: Any, paper_id: str) -> None:
+    """Click where a paper is drawn, as a user aiming at that dot."""
+    page.mouse.click(*on_screen(page, paper_id))
 
 
 def click_empty_space(page: Any) -> None:
@@ -94,7 +101,8 @@ def drag_slider(page: Any, aspect: str, fraction: float) -> None:
     y = box["y"] + box["height"] / 2
     page.mouse.move(box["x"] + thumb + value * (box["width"] - 2 * thumb), y)
     page.mouse.down()
-    page.mouse.move(box["x"] + thumb + fraction * (box["width"] - 2 * thumb), y, steps=6)
+    overshoot = -2 * thumb if fraction <= 0 else 2 * thumb if fraction >= 1 else 0  # past an end: exactly that end
+    page.mouse.move(box["x"] + thumb + fraction * (box["width"] - 2 * thumb) + overshoot, y, steps=6)
     page.mouse.up()
 
 
@@ -129,9 +137,7 @@ def test_search_by_words_and_by_id_steered_by_the_weights(page, explorer, corpus
     before = listed(page, "#results")
 
     # the results are ringed on the map: hovering the first one's dot says so
-    where = page.evaluate("id => window.explorer.screenOf(id)", before[0])
-    box = page.locator("#map").bounding_box()
-    page.mouse.move(box["x"] + where["x"], box["y"] + where["y"])
+    page.mouse.move(*on_screen(page, before[0]))
     expect(page.locator("#tooltip")).to_contain_text("result 1")
 
     drag_slider(page, "aspect_a", 0.0)
@@ -218,8 +224,7 @@ def test_move_around_the_map_colour_it_and_hover(page, explorer, corpus) -> None
     expect(page.locator("#legend span")).to_have_count(len(topics))
     assert {entry.split(" (")[0] for entry in page.locator("#legend span").all_inner_texts()} == topics
 
-    where = page.evaluate("id => window.explorer.screenOf(id)", paper)
-    page.mouse.move(box["x"] + where["x"], box["y"] + where["y"])
+    page.mouse.move(*on_screen(page, paper))
     expect(page.locator("#tooltip")).to_be_visible()
     expect(page.locator("#tooltip")).to_contain_text(corpus[paper]["title"])
 
@@ -384,13 +389,13 @@ def test_forty_thousand_papers_paint_zoom_and_search(page, explorer) -> None:
     expect(page.locator("#zoom-level")).not_to_have_text("1.0×")
     visible = page.evaluate(
         """() => window.explorer.state.ids.find(id => {
-          const p = window.explorer.screenOf(id); const c = document.querySelector('#map');
-          return p.x > 60 && p.y > 60 && p.x < c.clientWidth - 60 && p.y < c.clientHeight - 60; })"""
+          const p = window.explorer.screenOf(id), map = document.querySelector('#map');
+          const r = map.getBoundingClientRect();
+          return document.elementFromPoint(r.left + p.x, r.top + p.y) === map; })"""
     )
-    where = page.evaluate("id => window.explorer.screenOf(id)", visible)
-    page.mouse.move(box["x"] + where["x"], box["y"] + where["y"])
+    page.mouse.move(*on_screen(page, visible))
     expect(page.locator("#tooltip")).to_contain_text("Synthetic paper")
-    page.mouse.click(box["x"] + where["x"], box["y"] + where["y"])
+    page.mouse.click(*on_screen(page, visible))
     expect(page.locator("#paper-title")).to_contain_text("Synthetic paper")
     expect(page.locator("#neighbours > li")).to_have_count(10)
     expect(page.locator("#paper-summaries")).to_contain_text("No generated summaries: no generated texts were given")
