@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
 	$(BIN)/python jobs/demo.py --config demo
 
-browser:  ## Debian's chromium for the Playwright map test (never `playwright install`: no browser downloads here).
+browser:  ## Debian's chromium for the Playwright explorer tests (never `playwright install`: no browser downloads here).
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 test: setup browser  ## The whole suite, slow end-to-end tests included.

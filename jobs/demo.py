@@ -48,22 +48,21 @@ def next_steps(cfg: RunConfig) -> str:
         'v = c.embeddings.create(model="semcse-encoder", input=["coral reef bleaching"]).data[0].embedding; '
         "print(len(v), v[:3])"
     )
+    texts = f" --texts {run}/texts" if cfg.generation.model else ""
     return "\n".join(
         [
             "",
             "Next (each command runs as printed, from this directory):",
-            "  lay out a map of the corpus:",
-            f"    {semcse} map layout --corpus {run}/corpus/accepted.parquet --encoder {run}/model --label-col topic "
-            f"--out {run}/map",
-            "  serve the model, its search index and the map (Ctrl-C stops; the map's explain needs a decoder):",
+            "  serve the model, its search index and its map (Ctrl-C stops; describing empty space needs a decoder):",
             f"    {semcse} serve --app embed --app search --app map --encoder {run}/model --index {run}/index "
-            f"--map {run}/map",
-            "  then, in another terminal:",
+            f"--map {run}/map{texts}",
+            "  then open http://127.0.0.1:8000/map/ in a browser, the literature explorer (search, steer the ranking,",
+            "  read papers and their neighbours, ask the map's empty space, place a draft abstract); or, in another",
+            "  terminal, query the services:",
             f"    curl -s 127.0.0.1:8000/v1/embeddings -H 'Content-Type: application/json' -d '{query}' | head -c 300",
             "    curl -s 127.0.0.1:8000/search -H 'Content-Type: application/json' "
             """-d '{"query": "coral reef bleaching", "k": 3}'""",
             f"    {python} -c '{client}'",
-            "    open http://127.0.0.1:8000/map/ in a browser",
             f"  tables and plots: {run}/evaluation/; runs and models: the MLflow UI command above",
         ]
     )

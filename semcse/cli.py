@@ -745,6 +745,9 @@ def serve_command(
     index: Annotated[str | None, typer.Option("--index", help="Search index (semcse index build).")] = None,
     decoder: Annotated[str | None, typer.Option("--decoder", help="Decoder of the single-vector aspect.")] = None,
     map_dir: Annotated[str | None, typer.Option("--map", help="Saved map directory.")] = None,
+    texts: Annotated[
+        str | None, typer.Option("--texts", help="Generated texts: the explorer shows each paper's summaries.")
+    ] = None,
     host: Annotated[
         str | None, typer.Option("--host", help="HTTP host (default 127.0.0.1; 0.0.0.0 on a cluster).")
     ] = None,
@@ -777,6 +780,7 @@ def serve_command(
             "serve.index": index,
             "serve.decoders": decoder,
             "serve.map": map_dir,
+            "serve.texts": texts,
             "serve.host": host,
             "serve.port": port,
             "serve.no_auth": no_auth or None,

@@ -425,7 +425,9 @@ class ServeConfig(Section):
 
     Models are `models:/name@alias` references, storage URIs or local paths, and indexes and maps
     storage URIs or paths; each replica loads them on its own node. `decoders` maps an aspect name to
-    a decoder (`""` is the single-vector aspect; a plain string means that one). The API key is read
+    a decoder (`""` is the single-vector aspect; a plain string means that one). `texts` is a run's
+    generated texts (the search app shows each paper's summaries from it), and `search_route` where
+    the map app's explorer page finds the search app (its `route_prefix`). The API key is read
     from the environment variable named by `api_key_env`: `semcse serve` reads it and hands every
     replica its SHA-256 (`api_key_sha256`), so replicas on any node check keys while the key itself
     stays out of configs and the Serve dashboard; a replica without a digest reads the variable from
@@ -453,6 +455,8 @@ class ServeConfig(Section):
     index: str | None = None
     decoders: dict[str, str] = Field(default_factory=dict)
     map: str | None = None
+    texts: str | None = None
+    search_route: str = Field("/search", pattern=r"^/[^\s\"'<>]*$")
     max_batch_size: int = Field(64, gt=0)
     batch_wait_timeout_s: float = Field(0.01, ge=0)
     torch_threads: int | None = Field(None, gt=0)

@@ -341,14 +341,18 @@ class Pipeline:
         return {"map": out, "points": len(semantic_map), "model": model, "version": version}
 
     def serve(self) -> dict[str, Any]:
+        """The run's apps: embed, search (with the generated texts, when the run has them) and map; together
+        the search and map apps serve the explorer page at the map's URL."""
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
         from semcse.serving import run_serve
 
         built_map = self.state.steps.get("map", {}).get("outputs", {}).get("map")
+        texts = self.state.steps.get("generate", {}).get("outputs", {}).get("texts")
         settings = self.cfg.serve.model_copy(
             update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
             | ({"map": built_map} if built_map else {})
+            | ({"texts": texts} if texts else {})
         )
         apps = ["embed", "search"] if settings.index else ["embed"]
         apps += ["map"] if built_map else []

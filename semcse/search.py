@@ -3,7 +3,9 @@
 Layout of a search directory (written by the index stage, `run_index`: `semcse index build` and the
 pipeline's index step):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
-and label when the corpus has one), and one `VectorIndex` directory per aspect. The pipeline keeps
+and, for an index built from a corpus, the abstract and every other corpus column: what a served
+index shows a reader and colours a map by, kept with the vectors so that one version's texts always
+belong to its vectors), and one `VectorIndex` directory per aspect. The pipeline keeps
 its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
 corpus update publishes a grown copy (`add`, `remove`) as the next version.
 
@@ -42,10 +44,14 @@ def aspect_dir(position: int, aspect: str) -> str:
 
 @dataclass
 class SearchHit:
+    """One ranked paper: its weighted score, the distance on each weighted aspect, and the similarity on every
+    aspect the query has (weighted or not: how close the paper is on what the weights leave out)."""
+
     id: str
     title: str
     score: float
     distances: dict[str, float]
+    similarities: dict[str, float]
 
 
 @dataclass
@@ -56,6 +62,7 @@ class SearchIndex:
     indexes: dict[str, VectorIndex]
     papers: pd.DataFrame
     _stacked: np.ndarray | None = field(default=None, init=False, repr=False)
+    _rows: dict[str, int] | None = field(default=None, init=False, repr=False)
 
     @property
     def aspects(self) -> list[str]:
@@ -67,10 +74,17 @@ class SearchIndex:
 
     @classmethod
     def build(
-        cls, model: str, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray], metric: Metric
+        cls,
+        model: str,
+        ids: list[str],
+        titles: list[str],
+        vectors: Mapping[str, np.ndarray],
+        metric: Metric,
+        details: pd.DataFrame | None = None,
     ) -> SearchIndex:
+        """An index over papers in `ids` order; `details` (row-aligned: abstract, label, …) is stored beside them."""
         indexes = {a: VectorIndex.build(v, metric, ids=list(ids)) for a, v in vectors.items()}
-        return cls(model, indexes, pd.DataFrame({"id": list(ids), "title": list(titles)}))
+        return cls(model, indexes, _papers(ids, titles, details))
 
     def save(self, location: str | Path) -> str:
         """Write the index at `location` (a directory or a storage URI), replacing what was there."""
@@ -100,21 +114,26 @@ class SearchIndex:
             raise FileNotFoundError(f"{location} is not a search index: {MANIFEST} is missing (semcse index build)")
         return dict(storage.read_json(path))
 
-    def add(self, ids: list[str], titles: list[str], vectors: Mapping[str, np.ndarray]) -> None:
-        """Append papers (one [m, d] array per aspect); they are searchable with every weighting at once."""
+    def add(
+        self,
+        ids: list[str],
+        titles: list[str],
+        vectors: Mapping[str, np.ndarray],
+        details: pd.DataFrame | None = None,
+    ) -> None:
+        """Append papers (one [m, d] array per aspect, `details` as in `build`); searchable with every weighting
+        at once."""
         if set(vectors) != set(self.aspects):
             raise VectorIndexError(f"vectors for aspects {sorted(vectors)}; this index has {self.aspects}")
         ids = [str(i) for i in ids]
         clash = sorted(set(ids) & set(self.papers["id"].astype(str)))
         if clash or len(set(ids)) != len(ids):
             raise VectorIndexError(f"papers already in the index or given twice: {clash[:5] or ids}")
-        if len(titles) != len(ids):
-            raise VectorIndexError(f"{len(titles)} titles for {len(ids)} papers")
+        added = _papers(ids, titles, details)
         for aspect, index in self.indexes.items():
             index.add(vectors[aspect], ids if index.ids is not None else None)
-        added = pd.DataFrame({"id": ids, "title": [str(t) for t in titles]})
         self.papers = pd.concat([self.papers, added], ignore_index=True)
-        self._stacked = None
+        self._stacked, self._rows = None, None
 
     def remove(self, ids: list[str]) -> None:
         """Drop papers by id (all their aspect vectors); the others keep their order."""
@@ -122,13 +141,22 @@ class SearchIndex:
         for index in self.indexes.values():
             index.remove(rows)
         self.papers = self.papers.drop(index=rows).reset_index(drop=True)
-        self._stacked = None
+        self._stacked, self._rows = None, None
 
     def row_of(self, paper_id: str) -> int:
-        rows = np.flatnonzero(self.papers["id"].to_numpy() == paper_id)
-        if not len(rows):
+        """A paper's row, from an id → row table built once per set of papers (the page asks per hit)."""
+        if self._rows is None:
+            self._rows = {str(p): row for row, p in enumerate(self.papers["id"])}
+        row = self._rows.get(paper_id)
+        if row is None:
             raise VectorIndexError(f"unknown paper id {paper_id!r}: it is not in this index")
-        return int(rows[0])
+        return row
+
+    def paper(self, paper_id: str) -> dict[str, Any]:
+        """Everything stored about one paper (id, title, abstract and corpus columns when the index has them);
+        a missing value is None."""
+        row = self.papers.iloc[self.row_of(paper_id)]
+        return {str(k): None if _missing(v) else v for k, v in row.items()}
 
     def stored(self, row: int) -> dict[str, np.ndarray]:
         """The indexed vectors of one paper (normalised for cosine indexes), per aspect."""
@@ -189,15 +217,17 @@ class SearchIndex:
             return []
         top = np.argpartition(-combined, k - 1)[:k]
         rows = top[np.argsort(-combined[top], kind="stable")]
+        per_aspect = self._scores(rows, query)
         hits = []
-        for row in rows:
-            scores = {a: self._score(a, query[a], int(row)) for a in alpha}
+        for i, row in enumerate(rows):
+            scores = {a: float(values[i]) for a, values in per_aspect.items()}
             hits.append(
                 SearchHit(
                     id=str(self.papers["id"].iat[row]),
                     title=str(self.papers["title"].iat[row]),
                     score=float(sum(alpha[a] * scores[a] for a in alpha)),
                     distances={a: float(_distance(self.indexes[a].metric, scores[a])) for a in alpha},
+                    similarities=scores,
                 )
             )
         return hits
@@ -211,13 +241,35 @@ class SearchIndex:
             raise VectorIndexError("the query vector contains NaN or infinite values")
         return q / max(float(np.linalg.norm(q)), 1e-12) if index.metric == "cosine" else q
 
-    def _score(self, aspect: str, query: np.ndarray, row: int) -> float:
-        """One paper's "higher = closer" score on one aspect: cosine, or minus the squared Euclidean distance."""
-        stored = self.indexes[aspect].index.reconstruct(row)
-        q = self._vector(aspect, query)
-        if self.indexes[aspect].metric == "euclidean":
-            return -float(np.square(stored - q).sum())
-        return float(stored @ q)
+    def _scores(self, rows: np.ndarray, query: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The papers' "higher = closer" scores on every aspect the query has (cosine, or minus the squared
+        Euclidean distance), read from the aspect's columns of the search matrix: one product per aspect."""
+        stacked, start, out = self.stacked(), 0, {}
+        for aspect in self.aspects:
+            dim = self.indexes[aspect].dim
+            if aspect in query:
+                stored, q = stacked[rows, start : start + dim], self._vector(aspect, query[aspect])
+                out[aspect] = -np.square(stored - q).sum(1) if self.metric == "euclidean" else stored @ q
+            start += dim
+        return out
+
+
+def _papers(ids: list[str], titles: list[str], details: pd.DataFrame | None) -> pd.DataFrame:
+    """The papers table: id and title first, then the row-aligned `details` columns (their own id/title dropped)."""
+    if len(titles) != len(ids):
+        raise VectorIndexError(f"{len(titles)} titles for {len(ids)} papers")
+    table = pd.DataFrame({"id": [str(i) for i in ids], "title": ["" if _missing(t) else str(t) for t in titles]})
+    if details is None:
+        return table
+    if len(details) != len(ids):
+        raise VectorIndexError(f"details of {len(details)} papers for {len(ids)} ids")
+    extra = details.drop(columns=[c for c in ("id", "title") if c in details]).reset_index(drop=True)
+    return pd.concat([table, extra], axis=1)
+
+
+def _missing(value: Any) -> bool:
+    """A null cell (None, NaN, NaT) but never a list or an array, whose truth pandas refuses to take."""
+    return value is None or (np.ndim(value) == 0 and bool(pd.isna(value)))
 
 
 def _distance(metric: str, score: Any) -> float:
@@ -231,14 +283,16 @@ def build_from_corpus(
     corpus: pd.DataFrame, model_ref: str, cfg: EvaluationConfig, embeddings: str, model: Any = None
 ) -> SearchIndex:
     """Embed title + abstract of every paper with every aspect of the model (on Ray Data actors, shards under
-    `embeddings`); index by the model's metric. `model` (an in-memory model) is embedded instead of `model_ref`.
+    `embeddings`); index by the model's metric, storing the corpus's other columns with the papers. `model` (an
+    in-memory model) is embedded instead of `model_ref`.
     """
     from semcse.embedding import ModelRef, embed_papers
 
     embedded = embed_papers(ModelRef(model_ref, model if model is not None else model_ref), corpus, embeddings, cfg)
     metric: Metric = "euclidean" if embedded.similarity == "euclidean" else "cosine"
-    titles = corpus["title"].fillna("").astype(str).tolist()
-    return SearchIndex.build(model_ref, corpus["id"].astype(str).tolist(), titles, embedded.vectors, metric)
+    titles = corpus["title"].tolist()
+    ids = corpus["id"].astype(str).tolist()
+    return SearchIndex.build(model_ref, ids, titles, embedded.vectors, metric, details=corpus)
 
 
 @dataclass

@@ -27,17 +27,18 @@ if TYPE_CHECKING:
     from semcse.locations import ClusterShape
 
 log = logging.getLogger(__name__)
-PATH_ARGS = ("encoder", "index", "map")
+PATH_ARGS = ("encoder", "index", "map", "texts")
 TERMINAL = {"RUNNING", "DEPLOY_FAILED", "UNHEALTHY"}
 
 # What each app cannot start without, and what it can do without (then that feature is off).
 REQUIRED_PARTS = {"embed": ("encoder",), "search": ("index",), "decode": ("decoders",), "map": ("map", "encoder")}
-OPTIONAL_PARTS = {"map": ("decoders",)}
+OPTIONAL_PARTS = {"map": ("decoders",), "search": ("texts",)}
 CREATED_BY = {
     "encoder": "`semcse train` (or `make demo`), or pass --encoder",
     "index": "`semcse index build`, or pass --index",
     "map": "`semcse map layout`, or pass --map",
     "decoders": "`semcse train-decoder`, or pass --decoder",
+    "texts": "`semcse generate` (or a pipeline run with generation.model), or pass --texts",
 }
 
 
@@ -146,8 +147,8 @@ def check_parts(config: dict[str, Any], tracking: TrackingConfig | None = None) 
 
     A required part (the embed app's encoder, the map app's map) that is missing raises one
     ConfigError naming the command that creates it, instead of replicas that crash-loop. A missing
-    optional part (the map app's decoder) is dropped from the app's args, so the app starts with
-    that feature disabled; the returned notes say which and why.
+    optional part (the map app's decoder, the search app's generated texts) is dropped from the app's
+    args, so the app starts with that feature disabled; the returned notes say which and why.
     """
     problems, notes = [], []
     for app in config["applications"]:
@@ -158,7 +159,7 @@ def check_parts(config: dict[str, Any], tracking: TrackingConfig | None = None) 
         for part in OPTIONAL_PARTS.get(name, ()):
             reasons = _missing(args.get(part), tracking)
             if reasons:
-                args[part] = {}
+                args[part] = {} if isinstance(args.get(part), dict) else None
                 notes.append(f"{name}: {part} disabled ({'; '.join(reasons)}); create one with {CREATED_BY[part]}")
     if problems:
         raise ConfigError("cannot serve yet:\n  " + "\n  ".join(problems))

@@ -387,7 +387,8 @@ class Update:
             def write(directory: Path) -> None:
                 index = SearchIndex.load(root)
                 index.remove([p for p in self.replaced if p in set(index.papers["id"].astype(str))])
-                index.add(additions["id"].astype(str).tolist(), additions["title"].tolist(), self._vectors())
+                ids, titles = additions["id"].astype(str).tolist(), additions["title"].tolist()
+                index.add(ids, titles, self._vectors(), details=additions)
                 index.save(directory)
 
             versions.publish(root, f"add-{self.key}", write, once=True)

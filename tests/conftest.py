@@ -26,7 +26,7 @@ import pytest
 
 from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
 
-pytest_plugins = [  # threads first: the decoder and maps fixtures import it
+pytest_plugins = [  # threads first: the decoder and maps fixtures import it; explorer after serving, which it imports
     "tests.fixtures.threads",
     "tests.fixtures.cluster",
     "tests.fixtures.decoder",
@@ -35,6 +35,7 @@ pytest_plugins = [  # threads first: the decoder and maps fixtures import it
     "tests.fixtures.multi",
     "tests.fixtures.pipeline",
     "tests.fixtures.serving",
+    "tests.fixtures.explorer",
     "tests.fixtures.training",
     "tests.fixtures.tuning",
 ]

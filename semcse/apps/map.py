@@ -1,11 +1,16 @@
-"""`map`: the interactive corpus map — a web page (`GET /`) and the JSON API behind it.
+"""`map`: the literature explorer page (`GET /map/`) and the map API behind it.
+
+The page (`static/explorer.*`, one self-contained file as served: no library, no CDN) searches,
+reads papers and their neighbours through the search app (at `search_route`, the same origin) and
+draws, places and explains through this one; `semcse/apps/static/explorer.js` says what it does.
 
 The API is stateless so any replica can answer any request: every call carries the aspect weights,
 and a replica lays the corpus out once per weighting (a small LRU cache) with a fixed seed, so all
 replicas agree on the layout. New texts are placed client-side state: the page keeps them and asks
 `/place` again after a re-layout.
 
-- `GET /points`: the saved layout; `POST /layout {weights}`: the corpus laid out under other weights.
+- `GET /points`: the saved layout, by column (ids, x, y, labels: 40k points are one small JSON
+  document, not 40k objects); `POST /layout {weights}`: the corpus laid out under other weights.
 - `POST /place {text, weights}`: where a new abstract falls on that layout.
 - `POST /explain {x, y, weights}`: an embedding reconstructed for that position, decoded to text.
 - `POST /reload`: serve the map's current version now. A pipeline map is a versioned root; when
@@ -16,12 +21,13 @@ replicas agree on the layout. New texts are placed client-side state: the page k
 
 # No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
 import asyncio
+import html
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 from ray import serve
 from ray.serve.deployment import Application
@@ -32,6 +38,7 @@ from semcse.apps.common import (
     bad_request,
     configure,
     create_api,
+    json_body,
     node_id,
     place_model,
     required,
@@ -42,7 +49,21 @@ from semcse.apps.live import Live
 from semcse.config import ServeConfig
 
 api = create_api("semcse map")
-PAGE = (Path(__file__).parent / "static" / "map.html").read_text(encoding="utf-8")
+
+
+def explorer_page(search_route: str) -> str:
+    """The explorer as one document: its stylesheet and script inlined (one request, nothing else to fetch) and
+    the search app's route filled in."""
+    static = Path(__file__).parent / "static"
+    page = (static / "explorer.html").read_text(encoding="utf-8")
+    parts = {
+        "/*STYLE*/": (static / "explorer.css").read_text(encoding="utf-8"),
+        "/*SCRIPT*/": (static / "explorer.js").read_text(encoding="utf-8"),
+        "{{SEARCH_ROUTE}}": html.escape(search_route, quote=True),
+    }
+    for marker, text in parts.items():
+        page = page.replace(marker, text)
+    return page
 
 
 class Weighted(RequestBody):
@@ -78,6 +99,7 @@ class MapExplorer:
         self.encoder = place_model(load_encoder(required(settings, "encoder", "map")), settings)
         # the decoder is optional: without one the map is served and only "explain" is off
         self.decoders = Decoders(settings, "map") if settings.decoders else None
+        self.html = explorer_page(settings.search_route)
 
     def _key(self, weights: dict[str, float]) -> tuple[tuple[str, float], ...]:
         total = sum(weights.values()) or 1.0
@@ -103,24 +125,29 @@ class MapExplorer:
         return self.maps[key]
 
     @staticmethod
-    def _points(semantic_map: Any) -> dict[str, Any]:
-        labels = semantic_map.labels or [""] * len(semantic_map)
-        points = [
-            {"id": i, "label": label, "x": float(x), "y": float(y)}
-            for i, label, (x, y) in zip(semantic_map.ids, labels, semantic_map.coords)
-        ]
-        return {"aspects": semantic_map.aspects, "weights": semantic_map.weights, "points": points}
+    def _points(semantic_map: Any) -> Response:
+        """The layout by column; coordinates as float32, which is all a screen needs, at its shortest digits."""
+        return json_body(
+            {
+                "aspects": semantic_map.aspects,
+                "weights": semantic_map.weights,
+                "ids": semantic_map.ids,
+                "x": semantic_map.coords[:, 0].astype(np.float32),
+                "y": semantic_map.coords[:, 1].astype(np.float32),
+                "labels": semantic_map.labels,
+            }
+        )
 
     @api.get("/")
     async def page(self) -> HTMLResponse:
-        return HTMLResponse(PAGE)
+        return HTMLResponse(self.html)
 
     @api.get("/points")
-    async def points(self) -> dict[str, Any]:
+    async def points(self) -> Response:
         return self._points(await self._map(None))
 
     @api.post("/layout")
-    async def layout(self, body: Weighted) -> dict[str, Any]:
+    async def layout(self, body: Weighted) -> Response:
         return self._points(await self._map(body.weights))
 
     @api.post("/place")

@@ -51,7 +51,8 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     tables = [line for line in lines if line.startswith("| ") and "[" in line]
     assert tables, "the evaluation tables carry no intervals"
     assert "semcse-encoder" in output and f"--encoder {run}/model" in output  # next steps, runnable as printed
-    assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir()
+    assert f"--map {run}/map" in output and "http://127.0.0.1:8000/map/" in output  # they open the explorer
+    assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir() and (run / "map").is_dir()
 
 
 def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:

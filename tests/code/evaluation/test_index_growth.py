@@ -44,6 +44,32 @@ def test_added_and_removed_papers_search_like_a_fresh_build(metric: str, tmp_pat
     assert grown.search(own, 1)[0].id == "p303"
 
 
+def test_papers_keep_their_abstracts_and_columns_through_growth_and_storage(tmp_path: Path) -> None:
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    ids, vectors = _papers(rng, 30)
+    details = pd.DataFrame({"abstract": [f"abstract of {i}" for i in ids], "topic": ["reefs"] * 30, "year": 2020})
+    index = SearchIndex.build("m", ids, [f"title {i}" for i in ids], vectors, "cosine", details=details)
+    assert index.row_of("p010") == 10  # cached id → row table, rebuilt after each change
+    index.remove(["p003"])
+    new_ids, new_vectors = _papers(rng, 2, start=30)
+    extra = pd.DataFrame({"id": new_ids, "title": ["ignored"] * 2, "abstract": ["new one", "new two"]})
+    index.add(new_ids, ["late A", "late B"], new_vectors, details=extra)
+    index = SearchIndex.load(index.save(tmp_path / "index"))
+    assert index.row_of("p010") == 9 and index.row_of("p031") == 30
+    assert index.paper("p010") == {"id": "p010", "title": "title p010", "abstract": "abstract of p010"} | {
+        "topic": "reefs",
+        "year": 2020,
+    }
+    late = index.paper("p031")
+    assert (late["title"], late["abstract"], late["topic"], late["year"]) == ("late B", "new two", None, None)
+    with pytest.raises(VectorIndexError, match="unknown paper id 'p003'"):
+        index.paper("p003")
+    with pytest.raises(VectorIndexError, match="details of 1 papers for 2 ids"):
+        index.add(["x", "y"], ["x", "y"], {a: v[:2] for a, v in new_vectors.items()}, details=extra.head(1))
+
+
 def test_adding_refuses_known_ids_and_missing_aspects() -> None:
     rng = np.random.default_rng(1)
     ids, vectors = _papers(rng, 20)

@@ -44,6 +44,12 @@ def test_weighted_search_equals_brute_force_for_random_weights(metric):
         expected = [ids[i] for i in np.argsort(-truth, kind="stable")[:10]]
         assert [h.id for h in hits] == expected, (metric, trial)
         assert [h.score for h in hits] == pytest.approx(sorted(truth, reverse=True)[:10], rel=1e-4, abs=1e-4)
+        # every aspect's similarity is reported, the zero-weighted one too, and the weighted ones make the score
+        for hit in hits:
+            assert set(hit.similarities) == set(aspects)
+            alone = {a: brute_force(vectors, query, {a: 1.0}, metric)[ids.index(hit.id)] for a in aspects}
+            assert hit.similarities == pytest.approx(alone, rel=1e-4, abs=1e-4)
+            assert hit.score == pytest.approx(sum(w * hit.similarities[a] for a, w in alpha.items()), abs=1e-4)
 
 
 def test_exclude_drops_the_query_paper_itself():

@@ -33,6 +33,30 @@ def test_missing_generation_model_fails_before_any_work(pipeline_config):
     assert not (Path(cfg.run_dir) / "corpus").exists()
 
 
+@pytest.mark.parametrize("generated", [True, False])
+def test_the_serve_step_serves_the_explorer_with_the_runs_texts(tmp_path: Path, monkeypatch, generated: bool):
+    """Search (with the generated texts, when the run made some: the papers' summaries) and map, for the explorer."""
+    from semcse import serving
+
+    cfg = load_config(None, [f"run_dir={tmp_path}", "pipeline.deploy=true"])
+    pipeline = Pipeline(cfg)
+    texts = str(tmp_path / "texts") if generated else None
+    outputs = {"generate": {"texts": texts}, "train": {"model": "m"}, "index": {"index": "i"}, "map": {"map": "p"}}
+    pipeline.state.steps = {step: {"outputs": values} for step, values in outputs.items()}
+    deployed: dict = {}
+
+    def deploy(cfg, apps_file, apps):
+        deployed.update(settings=cfg.serve, apps=apps)
+        return serving.ServeReport({}, {})
+
+    monkeypatch.setattr(serving, "run_serve", deploy)
+    pipeline.serve()
+    assert deployed["apps"] == ["embed", "search", "map"]
+    settings = deployed["settings"]
+    assert (settings.encoder, settings.index, settings.map, settings.texts) == ("m", "i", "p", texts)
+    assert ("texts" in settings.model_fields_set) == generated  # only set fields reach the apps' args
+
+
 @pytest.mark.slow
 def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
     cfg = load_config(pipeline_config(pipeline={"build_index": True}))

@@ -137,6 +137,8 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records):
     index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
     paper = new[0]["id"]
     assert index.search(index.stored(index.row_of(paper)), 1)[0].id == paper, "weighted search finds it at once"
+    stored = index.paper(paper)  # with its text and columns, for the explorer to show
+    assert (stored["abstract"], stored["topic"]) == (new[0]["abstract"], new[0]["topic"])
     # the model stays as it was: nothing was trained
     assert PipelineState.load(Path(cfg.run_dir)).steps["train"] == trained and not report.retrained
     # one MLflow run, a child of the run that built the corpus, with counts that reconcile
@@ -178,6 +180,7 @@ def test_replace_invalidates_the_papers_texts_vectors_index_entry_and_map_point(
     assert list(manifest.shards[shard]["units"]) == [target["id"]]
     index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
     assert index.papers.set_index("id").loc[target["id"], "title"] == "A replaced title"
+    assert index.paper(target["id"])["abstract"].endswith("Revised in proof.")
     assert all(now["map"][p] == xy for p, xy in before["map"].items() if p != target["id"])
 
 

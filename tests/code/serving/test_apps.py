@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
 import numpy as np
+import pandas as pd
 import pytest
 
 
@@ -14,11 +16,54 @@ def test_search_by_text_and_by_id(apps: dict[str, str], client: httpx.Client, sa
     by_text = client.post(apps["search"], json={"query": f"{first['title']} {first['abstract']}", "k": 5}).json()
     hits = by_text["results"]
     assert len(hits) == 5 and hits[0]["id"] == first["id"]
-    assert set(hits[0]) == {"id", "title", "score", "distances"} and set(hits[0]["distances"]) == {""}
+    assert set(hits[0]) == {"id", "title", "snippet", "score", "distances", "similarities"}
+    assert set(hits[0]["distances"]) == set(hits[0]["similarities"]) == {""}
+    assert hits[0]["snippet"].removeprefix("… ").removesuffix(" …") in first["abstract"]
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     by_id = client.post(apps["search"], json={"id": first["id"], "k": 3, "weights": {"": 1.0}}).json()["results"]
     assert len(by_id) == 3 and first["id"] not in {h["id"] for h in by_id}
     assert httpx.get(f"{apps['search']}/health").json()["papers"] == len(sample_records)
+
+
+def test_papers_to_read_and_to_colour_by(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]):
+    listing = client.get(f"{apps['search']}/papers").json()
+    assert listing["ids"] == [r["id"] for r in sample_records]
+    assert listing["titles"] == [r["title"] for r in sample_records]
+    topic = listing["columns"]["topic"]  # every stored corpus column but the abstract
+    assert set(listing["columns"]) == {"topic"} and topic["kind"] == "category" and not topic["other"]
+    assert [topic["categories"][code] for code in topic["codes"]] == [r["topic"] for r in sample_records]
+
+    record = sample_records[1]
+    paper = client.get(f"{apps['search']}/papers/{record['id']}").json()
+    assert (paper["id"], paper["title"], paper["abstract"]) == (record["id"], record["title"], record["abstract"])
+    assert paper["columns"] == {"topic": record["topic"]}
+    # from the run's generated texts: summaries first, then the aspect summaries that applied
+    assert list(paper["summaries"]) == ["summary", "aspect:methods"] and len(paper["summaries"]["summary"]) == 4
+    not_applicable = client.get(f"{apps['search']}/papers/{sample_records[0]['id']}").json()
+    assert list(not_applicable["summaries"]) == ["summary"]
+    assert client.get(f"{apps['search']}/health").json()["summaries"] is True
+
+    missing = client.get(f"{apps['search']}/papers/no-such-paper")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["message"] == "unknown paper id 'no-such-paper': it is not in this index"
+
+
+def test_snippets_start_at_the_sentence_that_matches_and_columns_colour_by_their_commonest_values() -> None:
+    from semcse.apps.search import MAX_CATEGORIES, column_for_colour, snippet
+
+    abstract = "Reefs are declining. Heat stress bleaches corals. We measured it in 2020. It matters."
+    assert (
+        snippet(abstract, "coral bleaching under heat")
+        == "… Heat stress bleaches corals. We measured it in 2020. It matters."
+    )
+    assert snippet(abstract, None, width=40) == "Reefs are declining. Heat stress …"
+    assert snippet("", "anything") == ""
+    values = pd.Series([f"journal {i % 30}" for i in range(300)] + [None])
+    column = column_for_colour(values)
+    assert column["other"] and len(column["categories"]) == MAX_CATEGORIES + 1 and column["categories"][-1] == "other"
+    assert column["codes"][-1] == -1 and sorted(set(column["codes"][:-1])) == list(range(MAX_CATEGORIES + 1))
+    years = column_for_colour(pd.Series([2001, None, 2003], dtype="Int64"))
+    assert years == {"kind": "number", "values": [2001.0, None, 2003.0]}
 
 
 @pytest.mark.parametrize(
@@ -54,13 +99,15 @@ def test_decode_and_dimension_mismatch(apps: dict[str, str], client: httpx.Clien
 
 def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
     page = client.get(f"{apps['map']}/")
-    assert page.status_code == 200 and "<canvas" in page.text and "http" not in page.text.split("<script>")[1][:200]
+    assert page.status_code == 200 and "<canvas" in page.text
+    assert '<meta name="semcse-search" content="/search">' in page.text  # the default route of the search app
+    assert "/*SCRIPT*/" not in page.text and not re.search(r"(src|href)=\"(https?:)?//", page.text)  # nothing fetched
     saved = client.get(f"{apps['map']}/points").json()
-    assert len(saved["points"]) == len(sample_records) and saved["aspects"] == [""]
-    assert {p["label"] for p in saved["points"]} == {r["topic"] for r in sample_records}
-    coords = np.array([[p["x"], p["y"]] for p in saved["points"]])
+    assert len(saved["ids"]) == len(saved["x"]) == len(saved["y"]) == len(sample_records) and saved["aspects"] == [""]
+    assert set(saved["labels"]) == {r["topic"] for r in sample_records}
+    coords = np.array([saved["x"], saved["y"]]).T
     relaid = client.post(f"{apps['map']}/layout", json={"weights": {"": 0.5}}).json()
-    assert len(relaid["points"]) == len(coords)
+    assert relaid["ids"] == saved["ids"] and len(relaid["x"]) == len(coords)
     placed = client.post(f"{apps['map']}/place", json={"text": sample_records[0]["abstract"]}).json()
     assert coords[:, 0].min() - 5 < placed["x"] < coords[:, 0].max() + 5
     centre = coords.mean(0)
@@ -75,6 +122,6 @@ def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: lis
 def test_a_map_without_a_decoder_serves_and_says_why_explain_is_off(apps: dict[str, str], client: httpx.Client):
     health = client.get(f"{apps['bare-map']}/health").json()
     assert health["explain"] is False and "semcse train-decoder" in health["explain_disabled"]
-    assert len(client.get(f"{apps['bare-map']}/points").json()["points"]) > 0
+    assert len(client.get(f"{apps['bare-map']}/points").json()["ids"]) > 0
     response = client.post(f"{apps['bare-map']}/explain", json={"x": 0.0, "y": 0.0})
     assert response.status_code == 503 and "explain is disabled" in response.json()["error"]["message"]

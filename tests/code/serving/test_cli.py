@@ -79,6 +79,20 @@ def test_a_missing_decoder_switches_explain_off_instead_of_failing(tmp_path: Pat
     assert len(notes) == 1 and "decoders disabled" in notes[0] and "semcse train-decoder" in notes[0]
 
 
+def test_missing_generated_texts_switch_summaries_off_and_given_ones_are_made_absolute(tmp_path: Path, monkeypatch):
+    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    (tmp_path / "index").mkdir()
+    settings = ServeConfig(index=str(tmp_path / "index"), texts=str(tmp_path / "no-texts"))
+    checked, notes = check_parts(deploy_config(APPS, settings, ["search"]), tracking)
+    assert checked["applications"][0]["args"]["texts"] is None
+    assert len(notes) == 1 and "texts disabled" in notes[0] and "--texts" in notes[0]
+    (tmp_path / "texts").mkdir()
+    monkeypatch.chdir(tmp_path)
+    plan = deploy_config(APPS, ServeConfig(index="index", texts="texts"), ["search", "map"])
+    assert plan["applications"][0]["args"]["texts"] == str((tmp_path / "texts").resolve())  # replicas run elsewhere
+    assert plan["applications"][1]["args"]["search_route"] == plan["applications"][0]["route_prefix"] == "/search"
+
+
 def test_reservations_are_shared_out_when_a_local_machine_is_too_small(tmp_path: Path) -> None:
     plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), index=str(tmp_path)), ["embed", "search"])
     fitted, notes = fit_to_cluster(copy.deepcopy(plan), cpus=2)

@@ -144,6 +144,12 @@ def test_search_notices_a_new_version_by_itself_and_survives_a_broken_one(
         pointer.write_text(good)
 
 
+def _points(client: httpx.Client, url: str) -> dict[str, tuple[float, float]]:
+    """The served layout (by column) as id → position."""
+    layout = client.get(f"{url}/points").json()
+    return {i: (x, y) for i, x, y in zip(layout["ids"], layout["x"], layout["y"])}
+
+
 def test_map_moves_to_a_grown_map_and_keeps_every_old_point(
     serve_base: str, client: httpx.Client, tmp_path: Path, corpus: pd.DataFrame, encoder, tiny_encoder_dir: Path
 ) -> None:
@@ -156,7 +162,7 @@ def test_map_moves_to_a_grown_map_and_keeps_every_old_point(
     vectors = encoder.encode(paper_text(first).tolist())
     versions.publish(root, "build", layout(first["id"].tolist(), vectors, perplexity=5, iterations=100).save)
     with _deploy(serve_base, "t-live-map", MapExplorer, map=str(root), encoder=str(tiny_encoder_dir)) as url:
-        before = {p["id"]: (p["x"], p["y"]) for p in client.get(f"{url}/points").json()["points"]}
+        before = _points(client, url)
         with Load(f"{url}/place", {"text": "rats on islands"}) as load:
             while len(load.statuses) < 3:
                 time.sleep(0.05)
@@ -166,7 +172,7 @@ def test_map_moves_to_a_grown_map_and_keeps_every_old_point(
             version, _ = versions.publish(root, "add-late", grown.save)
             assert client.post(f"{url}/reload").json() == {"version": version, "points": len(corpus)}
         assert load.statuses and set(load.statuses) == {200}
-        after = {p["id"]: (p["x"], p["y"]) for p in client.get(f"{url}/points").json()["points"]}
+        after = _points(client, url)
         assert len(after) == len(corpus)
         np.testing.assert_allclose([after[i] for i in before], [before[i] for i in before], rtol=0, atol=1e-9)
         assert client.get(f"{url}/health").json()["points"] == len(corpus)
