@@ -35,7 +35,7 @@ from semcse.tuning.trial import LOWER_IS_BETTER_KEY, TrialSpec, check_base, run_
 
 log = logging.getLogger(__name__)
 TUNE = logs.stage("tune")
-TRIAL_ACTOR = {"memory": 1}
+TRIAL_ACTOR: dict[str, float] = {"memory": 1}
 STATE_SAVE_PERIOD_S = 1
 
 
