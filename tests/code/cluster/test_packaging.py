@@ -81,13 +81,13 @@ def test_an_installed_wheel_finds_its_resources_from_another_directory(wheel: Pa
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     check = (
-        "import semcse; assert semcse.__file__.startswith(%r), semcse.__file__\n"
+        f"import semcse; assert semcse.__file__.startswith({str(site)!r}), semcse.__file__\n"
         "from semcse.tuning.study import load_study; study, base = load_study('cropping')\n"
         "from semcse.generation.prompts import load_aspect_pack; pack = load_aspect_pack('medicine')\n"
         "from semcse.serving import deploy_config; from semcse.config import ServeConfig\n"
         "plan = deploy_config(None, ServeConfig())\n"
         "print(study.name, base.name, pack.name, sorted(a['name'] for a in plan['applications']))\n"
-    ) % str(site)
+    )
     shown = subprocess.run([str(python), "-c", check], cwd=elsewhere, capture_output=True, text=True, timeout=300)
     assert shown.returncode == 0, shown.stderr[-3000:]
     assert shown.stdout.split()[:3] == ["cropping", "demo", "medicine"]

@@ -24,7 +24,13 @@ def test_sigterm_drains_and_exits_zero(tiny_encoder_dir: Path, tmp_path: Path) -
     command = [sys.executable, "-m", "semcse", "serve", "--app", "embed", "--encoder", str(tiny_encoder_dir)]
     command += ["--port", str(port), "--set", "ray.num_cpus=2", "--set", "tracking.enabled=false"]
     server = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
