@@ -81,7 +81,12 @@ class Task(ABC):
         """Every request of one unit, in prompt order (kept together so prefix caches reuse the abstract)."""
 
     @abstractmethod
-    def parse(self, prompt_id: str, raw: str) -> Parsed: ...
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
+        """An answer as a row or a reason it is unusable; `finish_reason` is `length` when it used its whole budget."""
+
+    def unit_of(self, rows: pd.DataFrame) -> pd.Series:
+        """The unit of each output or reject row (the inverse of `identity`): the paper id."""
+        return rows["id"].astype(str)
 
     @abstractmethod
     def identity(self, unit: str, prompt_id: str, sample: int) -> dict[str, Any]:
@@ -191,8 +196,8 @@ class SummaryTask(TextTask):
             for pid, text in zip(self.prompt_ids(), self.cfg.prompts)
         ]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
-        return parsing.parse_continuation(raw)
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
+        return parsing.parse_continuation(raw, cut_off=finish_reason == "length")
 
 
 class AspectTask(TextTask):
@@ -220,7 +225,7 @@ class AspectTask(TextTask):
             chat_request(name, prompts.aspect_messages(self.pack, spec, text)) for name, spec in self.aspects.items()
         ]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_aspect(raw)
 
     def answer_schema(self) -> dict[str, Any]:
@@ -247,7 +252,7 @@ class QueryTask(TextTask):
     def build(self, unit: dict[str, Any]) -> list[Request]:
         return [chat_request("query", prompts.query_messages(prompts.document(unit[TITLE], unit[ABSTRACT])))]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_query(raw)
 
 
@@ -351,7 +356,7 @@ class JudgementTask(Task):
         text_b = prompts.document(unit["title_b"], unit["abstract_b"])
         return [chat_request(self.aspect, prompts.judgement_messages(self.pack, self.judge, text_a, text_b))]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_judgement(raw, self.judge.scale)
 
     def answer_schema(self) -> dict[str, Any]:
@@ -370,6 +375,9 @@ class JudgementTask(Task):
     def identity(self, unit: str, prompt_id: str, sample: int) -> dict[str, Any]:
         a, b = unit.split(PAIR_SEP)
         return {"a": a, "b": b, "aspect": prompt_id}
+
+    def unit_of(self, rows: pd.DataFrame) -> pd.Series:
+        return rows["a"].astype(str) + PAIR_SEP + rows["b"].astype(str)
 
     def payload(self, parsed: Parsed) -> dict[str, Any]:
         return {"score": parsed.score}
