@@ -38,6 +38,7 @@ from semcse.data.generated import Manifest, describe_settings, settings_key, uni
 from semcse.data.io import read_corpus
 from semcse.data.schema import records
 from semcse.data.shards import content_key, shard_path, write_shard
+from semcse.data.split import frame_splits
 from semcse.generation.engines import (
     apply_engine,
     encodable_stop_strings,
@@ -222,7 +223,7 @@ class Generation:
         corpus = read_corpus(self.corpus_path, self.cfg.corpus)
         if self.gen.limit:
             corpus = corpus.head(self.gen.limit)
-        units = self.task.units(corpus)
+        units = self.task.units(corpus, frame_splits(corpus, self.cfg.corpus))
         finished = self.manifest.finished_units(self.settings_key)
         if self.gen.retry_rejects:
             rejected = self.rejected_units()

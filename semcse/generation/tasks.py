@@ -95,8 +95,12 @@ class Task(ABC):
     @abstractmethod
     def payload(self, parsed: Parsed) -> dict[str, Any]: ...
 
-    def units(self, corpus: pd.DataFrame) -> pd.DataFrame:
-        """One unit per abstract: `unit` (the id), title, abstract."""
+    def units(self, corpus: pd.DataFrame, splits: pd.Series | None = None) -> pd.DataFrame:
+        """One unit per abstract: `unit` (the id), title, abstract.
+
+        `splits` (each corpus row's split, `data.split.frame_splits`) matters to tasks whose outputs
+        are evaluation ground truth: those draw from the test split only.
+        """
         return pd.DataFrame({UNIT: corpus[ID], TITLE: corpus[TITLE], ABSTRACT: corpus[ABSTRACT]})
 
     def settings(self) -> dict[str, Any]:
@@ -281,10 +285,19 @@ class JudgementTask(Task):
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "judge": self.judge.model_dump(), "domain": self.pack.domain}
 
-    def units(self, corpus: pd.DataFrame) -> pd.DataFrame:
-        """All pairs of a seeded sample of abstracts, or the explicit pairs file, as `a<TAB>b` units."""
+    def units(self, corpus: pd.DataFrame, splits: pd.Series | None = None) -> pd.DataFrame:
+        """All pairs of a seeded sample of test-split abstracts, or the explicit pairs file, as `a<TAB>b` units.
+
+        Judgements are the aspects suite's ground truth, which scores models on the test split: pairs
+        drawn elsewhere would be judged at a cost and never used (SemCSE-Multi drew its 250 abstracts
+        per aspect from its test set). Without `splits` every abstract is a candidate.
+        """
         by_id = corpus.set_index(ID)
-        pairs = self._explicit_pairs(by_id) if self.cfg.judgement_pairs else self._sampled_pairs(corpus)
+        if self.cfg.judgement_pairs:
+            pairs = self._explicit_pairs(by_id)
+        else:
+            test = corpus if splits is None else corpus[(splits == "test").to_numpy()]
+            pairs = self._sampled_pairs(test)
         a, b = by_id.loc[[p[0] for p in pairs]], by_id.loc[[p[1] for p in pairs]]
         return pd.DataFrame(
             {
@@ -313,14 +326,19 @@ class JudgementTask(Task):
             candidates = [i for i in candidates if i in applicable]
             if len(candidates) < 2:
                 raise ConfigError(
-                    f"fewer than two abstracts have an applicable '{self.aspect}' summary in "
-                    f"{self.cfg.judgement_texts}: nothing to judge"
+                    f"fewer than two of the {len(corpus)} candidate (test-split) abstracts have an applicable "
+                    f"'{self.aspect}' summary in {self.cfg.judgement_texts}: nothing to judge"
                 )
         else:
             log.warning(
                 "judgement pairs drawn from all abstracts; set generation.judgement_texts to the aspects output "
                 "to draw them among abstracts where '%s' applies, as SemCSE-Multi does",
                 self.aspect,
+            )
+        if len(candidates) < 2:
+            raise ConfigError(
+                f"{len(candidates)} candidate (test-split) abstracts: judgement pairs need at least two; "
+                "raise corpus.test_fraction or --limit"
             )
         chosen = sorted(candidates, key=rank)[: self.cfg.judgement_abstracts]
         return list(itertools.combinations(sorted(chosen), 2))

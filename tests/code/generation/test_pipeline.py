@@ -55,7 +55,14 @@ def test_text_tasks_write_the_texts_contract(ray_cluster, gen_config, task):
 
 @pytest.mark.slow
 def test_judgements_write_the_judgements_contract(ray_cluster, gen_config, tmp_path):
-    cfg = gen_config("generation.task=judgements")
+    """Pairs of test-split abstracts only: judgements are the ground truth of a suite that scores the test split."""
+    from semcse.data.io import read_corpus
+    from semcse.data.split import frame_splits
+
+    cfg = gen_config("generation.task=judgements", "generation.limit=8", "corpus.test_fraction=0.5")
+    corpus = read_corpus(cfg.corpus.path, cfg.corpus).head(8)
+    test = set(corpus["id"][(frame_splits(corpus, cfg.corpus) == "test").to_numpy()])
+    assert 3 <= len(test) < 8, "some of the 8 abstracts are not in the test split"
     report = run_generation(cfg)
     out = Path(cfg.generation.out)
     pairs = 3  # all pairs of 3 sampled abstracts
@@ -64,6 +71,7 @@ def test_judgements_write_the_judgements_contract(ray_cluster, gen_config, tmp_p
     _, rejects = outputs(out)
     seen = pd.concat([rows[["a", "b"]], rejects[["a", "b"]]])
     assert (seen["a"] < seen["b"]).all() and set(rejects["aspect"]) <= {"species"}
+    assert set(seen["a"]) | set(seen["b"]) <= test
     assert rows["score"].between(1, 6).all()
 
 
