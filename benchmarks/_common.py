@@ -17,6 +17,42 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from semcse.config import RunConfig, load_config  # noqa: E402
 
 OHSUMED = Path(__file__).resolve().parents[2] / "shared" / "data" / "ohsumed.parquet"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def git_commit(rev: str = "HEAD") -> str:
+    """The full hash of `rev` in this checkout, with `+dirty` when HEAD has uncommitted changes to tracked files."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    sha = subprocess.run(
+        ["git", "rev-parse", rev], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if rev != "HEAD":
+        return sha
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True
+    )
+    return sha + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def save_results(name: str, results: dict[str, object], path: Path | None = None) -> Path:
+    """Write a benchmark's raw results as JSON with the commit they ran on, the machine and the date."""
+    import json
+    import platform
+    from datetime import datetime, timezone
+
+    path = path or RESULTS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "benchmark": name,
+        "commit": git_commit(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        **results,
+    }
+    path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+    return path
 
 
 def minilm_dir() -> Path:
