@@ -147,6 +147,13 @@ def main() -> None:
         {"before": git_commit(args.before), "args": vars(args) | {"work": str(work)}, "results": rows},
         args.out,
     )
+    for row in rows:
+        if isinstance(row["before"], dict) and row["before"]["killed"] and row["suite"] == "aspects":
+            print(
+                f"killed: the {row['suite']} suite before took all {row['rows']:,} abstracts and built [n, n] float64 "
+                f"matrices over them, {8 * int(row['rows']) ** 2 / 1e9:.1f} GB each (after: {row['test_abstracts']:,} "
+                "judged test-split abstracts, per-pair entries)"
+            )
     print(f"\nraw results → {path}")
 
 
