@@ -139,8 +139,8 @@ def main() -> None:
         assert isinstance(b, dict) and isinstance(a, dict)
         killed = f"> {gib(b['peak'])} (killed)" if b["killed"] else gib(b["peak"])
         peak = f"{killed} / {gib(a['peak'])} ({float(b['peak']) / float(a['peak']):.1f}x{'+' if b['killed'] else ''})"
-        when = f"{float(b['seconds']):.1f}{'+' if b['killed'] else ''} / {float(a['seconds']):.1f}"
-        when += f" ({float(b['seconds']) / float(a['seconds']):.2f}x{'+' if b['killed'] else ''})"
+        when = f"{float(b['seconds']):.1f} / {float(a['seconds']):.1f}"
+        when = f"killed at {when}" if b["killed"] else f"{when} ({float(b['seconds']) / float(a['seconds']):.2f}x)"
         print(f"{row['suite']:9} {row['rows']:>7,}  {peak:>34}  {when:>32}")
     path = save_results(
         "evaluation",
