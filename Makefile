@@ -8,13 +8,13 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: setup browser demo test test-fast bench lint format clean
 
-setup: $(STAMP)  ## Create .venv: the CPU build of torch first, then the package with its dev extra.
+setup: $(STAMP)  ## Create .venv: the CPU build of torch first, then the package with its cpu (faiss-cpu) and dev extras.
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[cpu,dev]"
 	touch $(STAMP)
 
 demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).

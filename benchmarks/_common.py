@@ -79,26 +79,33 @@ def crops_config(
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def save_results(name: str, data: dict[str, object]) -> Path:
-    """Raw results as `benchmarks/results/<name>-<commit>.json`, with the commit, time and machine they came from,
-    so the README can cite a file instead of hand-copied numbers."""
-    import json
-    import platform
+def git_commit(rev: str = "HEAD") -> str:
+    """`rev`'s short hash in this checkout; for HEAD, with `-dirty` when tracked files have uncommitted changes."""
     import subprocess
 
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, cwd=RESULTS.parent
-    ).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True, cwd=RESULTS.parent)
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=RESULTS.parent).stdout.strip()
+
+    commit = git("rev-parse", "--short=10", rev)
+    return commit + ("-dirty" if rev == "HEAD" and git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def save_results(name: str, data: dict[str, object], path: Path | None = None) -> Path:
+    """Raw results as `benchmarks/results/<name>-<commit>.json` (or `path`), with the commit, time and machine they
+    came from, so the README can cite a file instead of hand-copied numbers."""
+    import json
+    import platform
+
+    commit = git_commit()
     meta = {
-        "commit": commit + ("-dirty" if dirty.stdout.strip() else ""),
+        "commit": commit,
         "time": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
     }
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}-{commit}.json"
+    path = path or RESULTS / f"{name}-{commit.removesuffix('-dirty')}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(meta | data, indent=2, default=str) + "\n")
-    print(f"raw results → {path.relative_to(RESULTS.parent.parent)}")
+    print(f"raw results → {path}")
     return path
 
 

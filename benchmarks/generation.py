@@ -44,7 +44,7 @@ def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
     import copy
 
     from semcse.data.io import read_corpus
-    from semcse.generation.engines import TransformersGenerator
+    from semcse.generation.engines import TransformersGenerator, encodable_stop_strings
     from semcse.generation.stages import SHARD
     from semcse.generation.tasks import build_task
     from semcse.generation.tokens import TokenCounter
@@ -58,7 +58,10 @@ def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
     units = task.units(read_corpus(cfg.corpus.path, cfg.corpus))
     wanted = task.samples()
     started = time.perf_counter()
-    generator = TransformersGenerator(model, gen.new_tokens, gen.temperature, gen.top_p, gen.seed, task=task)
+    stops = encodable_stop_strings(model, task.stop)
+    generator = TransformersGenerator(
+        model, gen.new_tokens, gen.sampling_temperature, gen.top_p, gen.seed, task=task, stop_strings=stops
+    )
     requests = []
     for unit in units.to_dict("records"):
         built, removed = task.requests(unit, counter, gen.max_model_len - gen.new_tokens)
@@ -73,12 +76,13 @@ def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
                 | {"chat": r.chat, "system": r.system, "prompt": r.prompt, "truncated": removed}
             )
     samples = tokens = kept = 0
-    for start in range(0, len(requests), gen.batch_size):
-        batch = requests[start : start + gen.batch_size]
+    for start in range(0, len(requests), gen.rows_per_batch):
+        batch = requests[start : start + gen.rows_per_batch]
         for request, result in zip(batch, generator.generate(batch, len(batch[0]["samples"]))):
             samples += len(result["raws"])
             tokens += result["generated_tokens"]
-            kept += sum(task.parse(request["prompt_id"], raw).status == "ok" for raw in result["raws"])
+            answers = zip(result["raws"], result["finish_reasons"])
+            kept += sum(task.parse(request["prompt_id"], raw, finish).status == "ok" for raw, finish in answers)
     seconds = time.perf_counter() - started
     return {"seconds": seconds, "samples": samples, "tokens": tokens, "kept": kept}
 

@@ -61,6 +61,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
+        from semcse.generation.pipeline import GenerationIncomplete
         from semcse.runtime import RayUnavailable
 
         try:
@@ -69,6 +70,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             ConfigError,
             CorpusError,
             GeneratedDataError,
+            GenerationIncomplete,
             RayUnavailable,
             FileNotFoundError,
             storage.StorageError,
@@ -352,6 +354,10 @@ def generate(
         str | None, typer.Option("--model", help="Local model directory, or the served model name (http).")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N abstracts.")] = None,
+    retry_rejects: Annotated[
+        bool,
+        typer.Option("--retry-rejects", help="Generate again the finished units that have rejected samples."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run report as JSON (for jobs).")] = False,
     config: ConfigOpt = None,
     overrides: SetOpt = None,
@@ -359,10 +365,13 @@ def generate(
     """LLM texts with Ray Data: SemCSE summaries, aspect summaries, queries, or pairwise judgements.
 
     Resumable and unit-keyed: a rerun generates only the abstracts (pairs) not yet finished in --out
-    with the same settings; outputs of other settings are kept apart by the manifest.
+    with the same settings; outputs of other settings are kept apart by the manifest. Units the
+    engine failed on (an outage) stay unfinished and are retried by the next run; units with
+    rejected (unparsable, cut-off) samples are finished unless --retry-rejects.
 
-    Token budgets per answer unless generation.max_new_tokens is set: summaries 48 (and stop at the
-    end of the line), queries 64, aspects 128, judgements 384 (reasoning first, then the score).
+    Token budgets per answer unless generation.max_new_tokens is set: summaries 96 (and stop at the
+    end of the line; one cut off before its first sentence ends is rejected), queries 64, aspects
+    128, judgements 384 (reasoning first, then the score).
 
     Example: semcse generate --corpus examples/sample_corpus.jsonl --model runs/tiny-lm --limit 8
     """
@@ -378,6 +387,7 @@ def generate(
             "generation.engine": engine,
             "generation.model": model,
             "generation.limit": limit,
+            "generation.retry_rejects": retry_rejects or None,
         },
     )
     report = run_generation(cfg)
@@ -391,6 +401,9 @@ def generate(
     table.add_row("units generated / reused", f"{report.units:,} / {report.units_reused:,}")
     for name in ("ok", "not_applicable", "rejected", "retried"):
         table.add_row(name, f"{int(metrics.get(f'count.{name}', 0)):,}")
+    for cause, count in sorted(report.reject_reasons.items()):
+        table.add_row(f"  rejected: {cause}", f"{count:,}")
+    table.add_row("units unfinished (engine errors; rerun)", f"{report.units_unfinished:,}")
     table.add_row("truncated abstracts", f"{int(metrics.get('truncated_units', 0)):,}")
     for name in ("samples_per_s", "prompt_tokens_per_s", "generated_tokens_per_s"):
         table.add_row(name, f"{metrics.get(name, 0):.1f}")

@@ -122,10 +122,22 @@ class HttpEngineConfig(Section):
     qps: float | None = Field(None, gt=0)
 
 
+GenerationTask = Literal["summaries", "aspects", "queries", "judgements"]
+GenerationEngine = Literal["transformers", "vllm", "http"]
+
 # Tokens one answer may take, per task: a summary continuation is one sentence (and stops at the end
-# of its line), an aspect summary a short JSON object, a judgement reasons first and scores last
-# (SemCSE-Multi A.5), so it needs room or it is cut before its score and rejected.
-TASK_NEW_TOKENS: dict[str, int] = {"summaries": 48, "queries": 64, "aspects": 128, "judgements": 384}
+# of its line; 96 as the paper's run config, since a continuation cut at its budget without a
+# sentence end is rejected), an aspect summary a short JSON object, a judgement reasons first and
+# scores last (SemCSE-Multi A.5), so it needs room or it is cut before its score and rejected.
+TASK_NEW_TOKENS: dict[str, int] = {"summaries": 96, "queries": 64, "aspects": 128, "judgements": 384}
+# Sampling temperature per task: summaries and queries are sampled several times and should vary
+# (SemCSE samples at 0.8); a judge should give the same pair the same score, so it samples cold
+# (not greedy, so that a retry of an unparsable answer can come out differently).
+TASK_TEMPERATURE: dict[str, float] = {"summaries": 0.8, "queries": 0.8, "aspects": 0.8, "judgements": 0.2}
+# Request rows per engine batch (`generation.batch_size` unset): one padded `generate` call on a CPU
+# for transformers; for vLLM, 64 rows × Ray's 8 concurrent batches = 512 in flight, twice the 256
+# sequences vLLM schedules at once on a 1-GPU node (A10G, A100).
+ENGINE_BATCH_SIZE: dict[str, int] = {"transformers": 8, "http": 32, "vllm": 64}
 
 
 class GenerationConfig(Section):
@@ -136,13 +148,25 @@ class GenerationConfig(Section):
     local directory. `aspect_pack` is a pack name from semcse/packs/ or a YAML path.
     `combine_settings` lets every reader of generated outputs accept a directory holding outputs
     of several settings (two models, changed prompts); by default they refuse such a mix.
-    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`). `structured_output`
-    constrains JSON answers (aspects, judgements) to their schema on vllm and http; turn it off for
-    a server that rejects `response_format`.
+    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`), and `temperature` unset
+    each task's own temperature (`TASK_TEMPERATURE`: a judge wants a low one, summaries a varied
+    one); `task_temperature` sets it per task and wins over `temperature`, so one run config can
+    sample aspect summaries hot and judge their abstracts cold. `seed` reaches every engine: the
+    transformers actors seed torch with it, and each vLLM sample and each http request gets a seed
+    derived from it and from the unit, prompt and retry round, so a rerun asks for the same samples
+    and a retry for new ones. `batch_size` unset means the engine's own (`ENGINE_BATCH_SIZE`): a
+    vLLM engine holds `batch_size` × 8 rows in flight (Ray's `max_concurrent_batches`), which
+    should be at least twice vLLM's `max_num_seqs` (256 on an A10G or A100, 1024 on an H100: use
+    128 there), so its scheduler never runs dry; the transformers engine pads one `generate` call
+    per batch, so small batches suit a CPU. `structured_output` constrains JSON answers (aspects,
+    judgements) to their schema on vllm and http; turn it off for a server that rejects
+    `response_format`. `retry_rejects` counts units with rejected samples (unparsable or cut-off
+    answers) as unfinished, so a rerun generates them again on purpose; units whose engine failed
+    (an http error after its retries, a vLLM error row) are never finished and are always retried.
     """
 
-    task: Literal["summaries", "aspects", "queries", "judgements"] = "summaries"
-    engine: Literal["transformers", "vllm", "http"] = "transformers"
+    task: GenerationTask = "summaries"
+    engine: GenerationEngine = "transformers"
     model: str | None = None
     tokenizer: str | None = None
     out: str | None = None
@@ -160,17 +184,19 @@ class GenerationConfig(Section):
     judgement_pairs: str | None = None
     judgement_texts: str | None = None
     max_new_tokens: int | None = Field(None, gt=0)
-    temperature: float = Field(0.8, ge=0)
+    temperature: float | None = Field(None, ge=0)
+    task_temperature: dict[GenerationTask, float] = Field(default_factory=dict)
     top_p: float = Field(0.95, gt=0, le=1)
     seed: int = 0
     max_model_len: int = Field(4096, gt=0)
-    batch_size: int = Field(8, gt=0)
+    batch_size: int | None = Field(None, gt=0)
     concurrency: int = Field(1, gt=0)
     num_cpus_per_actor: float = Field(1.0, gt=0)
     num_gpus_per_actor: float = Field(0.0, ge=0)
     tensor_parallel_size: int = Field(1, gt=0)
     enable_prefix_caching: bool = True
     max_json_retries: int = Field(2, ge=0)
+    retry_rejects: bool = False
     shard_rows: int = Field(64, gt=0)
     sample_artifact_rows: int = Field(50, ge=0)
     http: HttpEngineConfig = Field(default_factory=HttpEngineConfig)
@@ -179,6 +205,26 @@ class GenerationConfig(Section):
     def new_tokens(self) -> int:
         """The token budget of one answer: `max_new_tokens` if set, else the task's own (`TASK_NEW_TOKENS`)."""
         return self.max_new_tokens or TASK_NEW_TOKENS[self.task]
+
+    @property
+    def sampling_temperature(self) -> float:
+        """The temperature of this task: `task_temperature[task]`, else `temperature`, else `TASK_TEMPERATURE`."""
+        if self.task in self.task_temperature:
+            return self.task_temperature[self.task]
+        return TASK_TEMPERATURE[self.task] if self.temperature is None else self.temperature
+
+    @property
+    def rows_per_batch(self) -> int:
+        """Request rows per engine batch: `batch_size`, else the engine's own; http sends at least a full window."""
+        rows = self.batch_size or ENGINE_BATCH_SIZE[self.engine]
+        return max(rows, self.http.max_in_flight) if self.engine == "http" else rows
+
+    @field_validator("task_temperature")
+    @classmethod
+    def _temperatures_not_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        if any(t < 0 for t in value.values()):
+            raise ValueError("temperatures must be non-negative")
+        return value
 
     @field_validator("prompts")
     @classmethod
@@ -587,7 +633,13 @@ class MultiConfig(Section):
 def _suite_column(value: str) -> str:
     if ":" not in value or not all(value.split(":", 1)):
         raise ValueError(
-            f"metric must look like SUITE:COLUMN (e.g. semantic:overall, knn:knn_accuracy), got {value!r}"
+            f"metric must look like SUITE:COLUMN (e.g. semantic:improvement, knn:knn_accuracy), got {value!r}"
+        )
+    if value.split(":", 1)[1] == "overall":
+        raise ValueError(
+            f"{value} normalises each task across the models in the table, so its value for a model changes with "
+            "the other models evaluated beside it: promote on a task (semantic:title_abstract) or on "
+            "semantic:improvement (the mean log-ratio over tasks against the base model)"
         )
     return value
 
@@ -595,9 +647,12 @@ def _suite_column(value: str) -> str:
 class PipelineConfig(Section):
     """End-to-end pipeline: the promotion metric, its guards and the optional index/map/serve steps.
 
-    The default metric is SemCSE's title→abstract average rank, an absolute figure. `semantic:overall`
-    (SemCSE's normalised score) is relative to the models in the table: with two or three models
-    each task scores 0 or 1, which is too coarse to promote on. A trained model is promoted only
+    The default metric is SemCSE's title→abstract average rank, an absolute figure;
+    `semantic:improvement` (the mean log-ratio over the semantic tasks against the base model) weighs
+    every task and means the same whatever else is evaluated beside it. `semantic:overall` (SemCSE's
+    normalised score) is refused: it is relative to the models in the table (with two or three
+    models each task scores 0 or 1, and the base model's scores move the trained−champion
+    difference), a leaderboard figure, not evidence. A trained model is promoted only
     when it is significantly better on `metric` and significantly worse on none of `guards` (those
     the evaluation computed; the label metrics exist only for a labelled corpus): a model that ranks
     titles better while it blurs the corpus's topics is not a better model. `build_map` lays the

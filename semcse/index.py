@@ -32,8 +32,15 @@ BLAS_FROM_QUERIES = 20
 
 
 def _faiss() -> Any:
-    import faiss
-
+    """The `faiss` module, from whichever build is installed: the `cpu` extra's faiss-cpu or the `gpu` extra's
+    faiss-gpu (both install `faiss`, so a machine has one; the base dependencies have neither)."""
+    try:
+        import faiss
+    except ImportError:
+        raise VectorIndexError(
+            "FAISS is not installed: install the package with its cpu extra (pip install -e '.[cpu]', what "
+            "`make setup` does) or, on a CUDA machine, its gpu extra ('.[gpu]')"
+        ) from None
     faiss.cvar.distance_compute_blas_threshold = BLAS_FROM_QUERIES
     return faiss
 
@@ -154,8 +161,7 @@ class VectorIndex:
 
     def save(self, directory: str | Path) -> Path:
         """Write `index.faiss` and `index.json` (metric, dim, kind, ids) into a directory."""
-        import faiss
-
+        faiss = _faiss()
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         faiss.write_index(self.index, str(directory / INDEX_FILE))

@@ -180,6 +180,7 @@ class Pipeline:
         out = storage.join(self.run_dir, "texts")
         cfg = self._on_validated({"generation.out": out})
         report = run_generation(cfg)
+        report.require_finished()
         return {"texts": str(out), "rows": report.rows_written, "rejects": report.rejects_written}
 
     def train(self) -> dict[str, Any]:

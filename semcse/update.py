@@ -325,6 +325,7 @@ class Update:
         from semcse.generation import run_generation
 
         report = run_generation(self.pipeline._on_validated({"generation.out": texts}))
+        report.require_finished()
         return {"texts": texts, "units": report.units, "reused": report.units_reused, "rows": report.rows_written}
 
     def _retrained(self, step: str) -> dict[str, Any]:

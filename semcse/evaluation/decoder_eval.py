@@ -13,7 +13,13 @@ then over abstracts, given
 - **unconditioned**: the learned task tokens only.
 BERTScore F1 (`bert-score` with a local model at `decoder.bertscore_model`; SciBERT in the paper)
 compares each generated text with the abstract's true summaries (best match), so generated text is
-judged by a model the decoder never learned to invert.
+judged by a model the decoder never learned to invert. It runs on the GPU when there is one.
+
+Settings that could only fail late are checked before anything is loaded or decoded: an aspect
+decoder must name its `decoder.predictor` (the paper predicts aspect embeddings with the unified
+model; an aspect encoder would be the model the decoder was trained on, scoring it on its own
+inputs), and BERTScore with a local model needs its layer (`decoder.bertscore_layers`), which
+`bert-score` knows only for hub names.
 """
 
 from __future__ import annotations
@@ -56,19 +62,44 @@ def _mean_perplexity(decoder: EmbeddingDecoder, vectors: np.ndarray | None, exam
 def bertscore_f1(model: str, layers: int | None, batch_size: int = 32) -> BertScore:
     """BERTScore F1 with a local model (the `bert-score` package); each text is scored against its best reference.
 
-    `layers` picks the hidden layer; `bert-score` knows the best layer of hub models by name, not of a
-    local path, so a local model needs it set unless it is one of those names.
+    `layers` picks the hidden layer (`check_bertscore` says when it must be set). On the GPU when
+    there is one: BERTScore embeds every generated text and every reference.
     """
+    check_bertscore(model, layers)
 
     def score(candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        import torch
         from bert_score import score as bert_score
 
+        device = "cuda" if torch.cuda.is_available() else "cpu"
         _, _, f1 = bert_score(
-            candidates, references, model_type=model, num_layers=layers, batch_size=batch_size, device="cpu"
+            candidates, references, model_type=model, num_layers=layers, batch_size=batch_size, device=device
         )
-        return f1.numpy()
+        return f1.cpu().numpy()
 
     return score
+
+
+def check_bertscore(model: str, layers: int | None) -> None:
+    """Fail before any decoding when `bert-score` could not score with `model` at `layers`.
+
+    `bert-score` knows the best layer of hub models by name (`allenai/scibert_scivocab_uncased`: 8),
+    not of a local path: without `layers` it would raise after every text was decoded.
+    """
+    from bert_score.utils import model2layers
+
+    local = Path(model).expanduser()
+    if layers is None and model not in model2layers:
+        hint = f" (the SciBERT the paper used: {model2layers['allenai/scibert_scivocab_uncased']})"
+        raise ValueError(
+            f"decoder.bertscore_model={model} is not a model bert-score knows the layer of: set "
+            f"decoder.bertscore_layers to the hidden layer to score with{hint}"
+        )
+    if local.is_dir() and layers is not None:
+        config = json.loads((local / "config.json").read_text()) if (local / "config.json").is_file() else {}
+        depth = config.get("num_hidden_layers")
+        if depth is not None and layers > depth:
+            raise ValueError(f"decoder.bertscore_layers={layers}, but {model} has {depth} hidden layers")
 
 
 def reconstruct(
@@ -177,16 +208,33 @@ def held_out_examples(cfg: RunConfig, kind: str) -> DecoderExamples:
     return DecoderExamples(ids, np.asarray(vectors, dtype=np.float32), [test[key] for key in ids])
 
 
+def check_decoder_suite(cfg: RunConfig) -> None:
+    """What the decoder suite needs, checked before a model is loaded or a text decoded."""
+    settings = cfg.decoder
+    missing = [k for k in ("encoder", "texts") if getattr(settings, k) is None]
+    if missing:
+        raise ValueError(f"the decoder suite needs decoder.{', decoder.'.join(missing)} (set them with --set)")
+    if settings.aspect.startswith("aspect:") and settings.predictor is None:
+        raise ValueError(
+            f"decoder.aspect={settings.aspect}: an aspect decoder's embeddings are predicted from the abstract by "
+            "the unified model (SemCSE-Multi); set decoder.predictor to it (e.g. multi.out or its registry "
+            "reference), since decoder.encoder is the aspect encoder the decoder was trained on"
+        )
+    if settings.bertscore_model:
+        check_bertscore(settings.bertscore_model, settings.bertscore_layers)
+
+
 def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[str, Any]:
     """`semcse evaluate --suite decoder`: the table on held-out abstracts, written to `out` and MLflow."""
     from semcse.tracking import Tracker
 
     settings = cfg.decoder
-    missing = [k for k in ("encoder", "texts") if getattr(settings, k) is None]
-    if missing:
-        raise ValueError(f"the decoder suite needs decoder.{', decoder.'.join(missing)} (set them with --set)")
+    check_decoder_suite(cfg)
     decoder = EmbeddingDecoder.load(decoder_ref, tracking=cfg.tracking)
-    examples = held_out_examples(cfg, decoder.spec.aspect or settings.aspect)
+    kind = decoder.spec.aspect or settings.aspect
+    if kind != settings.aspect:
+        check_decoder_suite(cfg.model_copy(update={"decoder": settings.model_copy(update={"aspect": kind})}))
+    examples = held_out_examples(cfg, kind)
     if examples.embeddings.shape[1] != decoder.spec.embedding_dim:
         raise ValueError(
             f"decoder.predictor gives {examples.embeddings.shape[1]}-dimensional embeddings but the decoder reads "

@@ -172,69 +172,128 @@ def mteb_clusterings(vectors: np.ndarray, clusters: int, seed: int = 0, runs: in
     ]
 
 
-def rowwise_spearman(similarities: np.ndarray, judgements: np.ndarray) -> float:
-    """Per-row Spearman correlation of embedding similarities with judged scores, averaged over rows.
+def pair_similarities(
+    vectors: np.ndarray,
+    rows: np.ndarray,
+    partners: np.ndarray,
+    similarity: Similarity = "cosine",
+    chunk: int = 8192,
+) -> np.ndarray:
+    """The similarity of each (row, partner) pair of `vectors` (as `similarity_matrix` scores it), pair by pair.
 
-    Both are [n, n] over the same items; NaN marks an unjudged pair and the diagonal is ignored. A row
-    whose judgements (or similarities) are constant has no ranking to agree with and is skipped, as in
-    SemCSE-Multi's aspect-correlation protocol.
+    Only the pairs asked for, in chunks: memory O(chunk × dimensions), where a similarity matrix
+    would need O(n²) (11.6 GB in float64 at 38k abstracts).
     """
-    values = rowwise_spearmans(similarities, judgements)
+    rows, partners = np.asarray(rows, dtype=np.int64), np.asarray(partners, dtype=np.int64)
+    if rows.shape != partners.shape:
+        raise ValueError(f"{len(rows)} rows but {len(partners)} partners")
+    out = np.empty(len(rows))
+    for start in range(0, len(rows), chunk):
+        a = np.asarray(vectors[rows[start : start + chunk]], dtype=np.float64)
+        b = np.asarray(vectors[partners[start : start + chunk]], dtype=np.float64)
+        if similarity == "cosine":
+            a = a / np.clip(np.linalg.norm(a, axis=1, keepdims=True), 1e-12, None)
+            b = b / np.clip(np.linalg.norm(b, axis=1, keepdims=True), 1e-12, None)
+            out[start : start + chunk] = np.einsum("ij,ij->i", a, b)
+        elif similarity == "dot":
+            out[start : start + chunk] = np.einsum("ij,ij->i", a, b)
+        elif similarity == "euclidean":
+            out[start : start + chunk] = -np.linalg.norm(a - b, axis=1)
+        else:
+            raise ValueError(f"unknown similarity {similarity!r}; expected cosine, euclidean or dot")
+    return out
+
+
+def grouped_ranks(groups: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """1-based ranks of `values` within each group, ties given their average rank (as Spearman's ρ ranks them)."""
+    groups, values = np.asarray(groups), np.asarray(values, dtype=np.float64)
+    order = np.lexsort((values, groups))
+    g, v = groups[order], values[order]
+    n = len(v)
+    starts = np.r_[True, g[1:] != g[:-1]] if n else np.zeros(0, dtype=bool)
+    position = np.arange(n) - np.maximum.accumulate(np.where(starts, np.arange(n), 0)) + 1
+    blocks = np.cumsum(np.r_[True, (g[1:] != g[:-1]) | (v[1:] != v[:-1])] if n else np.zeros(0, dtype=bool)) - 1
+    average = np.bincount(blocks, weights=position) / np.bincount(blocks)
+    ranks = np.empty(n)
+    ranks[order] = average[blocks]
+    return ranks
+
+
+def rowwise_spearman(rows: np.ndarray, similarities: np.ndarray, judgements: np.ndarray, items: int) -> float:
+    """Per-item Spearman correlation of embedding similarities with judged scores, averaged over items.
+
+    The input is one entry per judged pair and direction: the item (`rows`), the embedding
+    similarity to its partner and the judged score. An item whose judgements (or similarities) are
+    constant has no ranking to agree with and is skipped, as in SemCSE-Multi's aspect-correlation
+    protocol.
+    """
+    values = rowwise_spearmans(rows, similarities, judgements, items)
     if np.isnan(values).all():
         raise ValueError("every row has constant judgements or fewer than two judged pairs; Spearman is undefined")
     return float(np.nanmean(values))
 
 
-def rowwise_spearmans(similarities: np.ndarray, judgements: np.ndarray) -> np.ndarray:
-    """Per row: the Spearman correlation of `rowwise_spearman`, NaN for a row it skips."""
-    from scipy.stats import spearmanr
+def rowwise_spearmans(rows: np.ndarray, similarities: np.ndarray, judgements: np.ndarray, items: int) -> np.ndarray:
+    """Per item 0..items-1: the Spearman correlation of `rowwise_spearman`, NaN for an item it skips.
 
-    sims, judged = _square_pair(similarities, judgements)
-    values = np.full(len(sims), np.nan)
-    for i in range(len(sims)):
-        mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
-        x, y = sims[i, mask], judged[i, mask]
-        if len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0:
-            values[i] = spearmanr(x, y).statistic
-    return values
-
-
-def top_k_overlap(similarities: np.ndarray, judgements: np.ndarray, k: int = 10) -> float:
-    """Share of each item's k most similar items (by embedding) that are among its k best judged, averaged.
-
-    Judged scores are coarse integers, so the judged top-k is often tied at its boundary; tied items
-    count fractionally (slots left / items tied), i.e. the expected overlap under random tie-breaking,
-    which is deterministic and neither rewards nor punishes an arbitrary order.
+    All items at once, on the entries alone (ranks within each item, then Pearson's r of the ranks):
+    memory O(judged pairs), never O(items²).
     """
-    values = top_k_overlaps(similarities, judgements, k)
+    rows = np.asarray(rows, dtype=np.int64)
+    x = grouped_ranks(rows, similarities)
+    y = grouped_ranks(rows, judgements)
+    count = np.bincount(rows, minlength=items).astype(np.float64)
+
+    def total(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(rows, weights=weights, minlength=items)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sx, sy = total(x), total(y)
+        vx = total(x * x) - sx * sx / count
+        vy = total(y * y) - sy * sy / count
+        cov = total(x * y) - sx * sy / count
+        rho = cov / np.sqrt(vx * vy)
+    defined = (count >= 2) & (vx > 1e-9) & (vy > 1e-9)
+    return np.where(defined, np.clip(rho, -1.0, 1.0), np.nan)
+
+
+def top_k_overlap(
+    rows: np.ndarray, similarities: np.ndarray, judgements: np.ndarray, items: int, k: int = 10
+) -> float:
+    """Share of each item's k most similar partners (by embedding) that are among its k best judged, averaged.
+
+    Entries as in `rowwise_spearman`. Judged scores are coarse integers, so the judged top-k is
+    often tied at its boundary; tied partners count fractionally (slots left / partners tied), i.e.
+    the expected overlap under random tie-breaking, which is deterministic and neither rewards nor
+    punishes an arbitrary order.
+    """
+    values = top_k_overlaps(rows, similarities, judgements, items, k)
     if np.isnan(values).all():
         raise ValueError(f"no item has {k} judged partners; top-{k} overlap is undefined")
     return float(np.nanmean(values))
 
 
-def top_k_overlaps(similarities: np.ndarray, judgements: np.ndarray, k: int = 10) -> np.ndarray:
+def top_k_overlaps(
+    rows: np.ndarray, similarities: np.ndarray, judgements: np.ndarray, items: int, k: int = 10
+) -> np.ndarray:
     """Per item: the overlap of `top_k_overlap`, NaN for an item with fewer than k judged partners."""
-    sims, judged = _square_pair(similarities, judgements)
-    values = np.full(len(sims), np.nan)
-    for i in range(len(sims)):
-        mask = np.isfinite(judged[i]) & (np.arange(len(sims)) != i)
-        candidates = np.flatnonzero(mask)
-        if len(candidates) < k:
+    rows = np.asarray(rows, dtype=np.int64)
+    sims, judged = np.asarray(similarities, dtype=np.float64), np.asarray(judgements, dtype=np.float64)
+    order = np.argsort(rows, kind="stable")
+    ends = np.cumsum(np.bincount(rows, minlength=items))
+    starts = ends - np.bincount(rows, minlength=items)
+    values = np.full(items, np.nan)
+    for item in range(items):
+        entries = order[starts[item] : ends[item]]
+        if len(entries) < k:
             continue
-        scores = judged[i, candidates]
+        scores = judged[entries]
         boundary = np.sort(scores)[::-1][k - 1]
         above = scores > boundary
         weight = np.where(above, 1.0, np.where(scores == boundary, (k - above.sum()) / (scores == boundary).sum(), 0))
-        top = np.argsort(-sims[i, candidates], kind="stable")[:k]
-        values[i] = weight[top].sum() / k
+        top = np.argsort(-sims[entries], kind="stable")[:k]
+        values[item] = weight[top].sum() / k
     return values
-
-
-def _square_pair(similarities: np.ndarray, judgements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    sims, judged = np.asarray(similarities, dtype=np.float64), np.asarray(judgements, dtype=np.float64)
-    if sims.ndim != 2 or sims.shape[0] != sims.shape[1] or sims.shape != judged.shape:
-        raise ValueError(f"need two [n, n] matrices over the same items, got {sims.shape} and {judged.shape}")
-    return sims, judged
 
 
 def pca_variance_curve(vectors: np.ndarray, components: int | None = None) -> np.ndarray:

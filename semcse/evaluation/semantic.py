@@ -8,9 +8,17 @@
   every candidate.
 - clustering (when the corpus has labels): for each test paper, the share of its 5 nearest
   training papers with the same label (the paper's protocol; labels are never trained on).
-- overall: each task normalised across the compared models (best 1, median 0.5, floor 0), averaged.
+- overall: each task normalised across the compared models (best 1, median 0.5, floor 0), averaged:
+  the paper's leaderboard figure. It depends on which models are in the table (with two or three
+  models each task is 0 or 1), so it ranks a table and decides nothing (`pipeline.metric` refuses it).
+- improvement: the mean over tasks of the log-ratio of each model's figure to the first model's
+  (the reference: the base model in the pipeline), oriented so that better is positive; 0.05 is
+  about 5% better on average. It does not depend on the other models in the table, and the paired
+  difference of two models is the mean log-ratio of their own figures, whatever the reference.
 
-Every figure carries a 95% bootstrap interval over queries (papers), the same draws for every model.
+Every figure carries a 95% bootstrap interval over papers, the same draws for every model; one draw
+of papers serves every task, so the tasks of a draw are scored on the same papers and the figures
+that combine tasks (overall, improvement) are resampled as a whole.
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ from semcse.index import VectorIndex
 NAME = "semantic"
 MATCHING = {"title_abstract": ("titles", "abstracts"), "half_half": ("first_halves", "second_halves")}
 OVERALL = "overall"
+IMPROVEMENT = "improvement"
+COMBINED = (OVERALL, IMPROVEMENT)  # figures made of the task figures, never a task of their own
+FLOOR = 1e-6  # a task figure of 0 (no label agreement at all) has no logarithm
 
 
 def text_sets(frame: pd.DataFrame, pool: pd.DataFrame, cfg: RunConfig, source: str | Path) -> dict[str, pd.DataFrame]:
@@ -71,11 +82,13 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     pool, split_note = evaluated_rows(frame, cfg, data)
     sets = text_sets(frame, pool, cfg, data)
     label_col = label_column(frame, cfg, required=False, source=data)
-    bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
+    units = [i for name, texts in sets.items() if name != "papers" for i in texts["id"]]
     if label_col is not None:
         papers = frame.set_index("id").loc[sets["papers"]["id"]].reset_index()
         labels = papers[label_col].astype(str).to_numpy()
         queries, references = query_rows(papers, cfg)
+        units += list(papers["id"][queries])
+    bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed, units=units)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves = {}, {}
     for spec in models:
@@ -84,17 +97,21 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         if label_col is not None:
             vectors = combined_vectors(embedded.vectors("papers", papers["id"]))
             agreement = _label_agreement(vectors, labels, embedded, queries, references, cfg)
-            rows[spec.name]["clustering"] = bootstrap.mean("clustering", agreement)
+            rows[spec.name]["clustering"] = bootstrap.mean("clustering", agreement, units=papers["id"][queries])
             spaces[spec.name] = LabelledSpace(vectors, labels)
             curves[spec.name] = metrics.pca_variance_curve(vectors, 100)
     lower = {task for task in next(iter(rows.values())) if task != "clustering"}
     for name, estimate in overall_estimates(rows, lower).items():
         rows[name][OVERALL] = estimate
+    for name, estimate in improvement_estimates(rows, lower).items():
+        rows[name][IMPROVEMENT] = estimate
     counts = ", ".join(f"{k}={len(v)}" for k, v in sets.items() if k != "papers")
     notes = [
         f"evaluated on the {split_note}",
         f"matching pools: {counts}",
-        interval_note(cfg.evaluation.bootstrap, "queries"),
+        interval_note(cfg.evaluation.bootstrap, "papers (one draw for every task)"),
+        f"improvement: mean log-ratio of each task figure to {next(iter(rows))!r}'s (better is positive); "
+        "overall: the paper's normalisation across the models of this table (a leaderboard figure only)",
     ]
     if "queries" not in sets:
         notes.append("no queries: set evaluation.query_col (e.g. tldr) or evaluation.texts with kind='query' texts")
@@ -117,7 +134,7 @@ def _matching_scores(
         queries = combined_vectors(embedded.vectors(query_set, ids))
         candidates = combined_vectors(embedded.vectors(candidate_set, ids))
         ranks = metrics.true_ranks(queries, candidates, similarity=combined_similarity(embedded))
-        scores[task] = bootstrap.mean(task, ranks)
+        scores[task] = bootstrap.mean(task, ranks, units=ids)
     return scores
 
 
@@ -139,7 +156,7 @@ def _label_agreement(
 def overall_estimates(rows: dict[str, dict[str, Estimate]], lower_is_better: set[str]) -> dict[str, Estimate]:
     """The overall score on the point values and on every bootstrap draw (tasks normalised per draw)."""
     models = list(rows)
-    tasks = list(rows[models[0]])
+    tasks = [t for t in rows[models[0]] if t not in COMBINED]
     values = np.mean(
         [
             metrics.normalised_columns(np.array([[rows[m][t].value] for m in models]), t not in lower_is_better)[:, 0]
@@ -155,3 +172,28 @@ def overall_estimates(rows: dict[str, dict[str, Estimate]], lower_is_better: set
         axis=0,
     )
     return {m: Estimate(float(values[i]), replicates[i]) for i, m in enumerate(models)}
+
+
+def improvement_estimates(rows: dict[str, dict[str, Estimate]], lower_is_better: set[str]) -> dict[str, Estimate]:
+    """Each model's mean log-ratio over tasks against the first model, on the point values and on every draw.
+
+    `log(reference / model)` for a task where lower is better (ranks), `log(model / reference)`
+    otherwise, so better is positive in both; the same draw's figures are compared, so it is paired.
+    """
+    models = list(rows)
+    reference = rows[models[0]]
+    tasks = [t for t in reference if t not in COMBINED]
+
+    def ratio(model: dict[str, Estimate], task: str, replicates: bool) -> np.ndarray:
+        own, ref = model[task], reference[task]
+        mine = np.maximum(own.replicates if replicates else np.array([own.value]), FLOOR)
+        base = np.maximum(ref.replicates if replicates else np.array([ref.value]), FLOOR)
+        return np.log(base / mine) if task in lower_is_better else np.log(mine / base)
+
+    return {
+        m: Estimate(
+            float(np.mean([ratio(rows[m], t, False)[0] for t in tasks])),
+            np.mean([ratio(rows[m], t, True) for t in tasks], axis=0),
+        )
+        for m in models
+    }

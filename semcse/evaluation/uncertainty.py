@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,30 +68,95 @@ class Difference:
         }
 
 
-class Bootstrap:
-    """Seeded resampling of a task's items, identical for every model evaluated on that task."""
+CHUNK = 128  # draws computed at a time: memory stays O(CHUNK × items) however many draws a figure has
 
-    def __init__(self, resamples: int, seed: int = 0) -> None:
+
+class Bootstrap:
+    """Seeded resampling, identical for every model evaluated on the same items.
+
+    Two ways to resample. By task (`mean(task, values)`): the items of one task, drawn with
+    replacement from (seed, task, count). By unit (`mean(task, values, units=ids)`), when the
+    bootstrap was given the suite's `units` (its papers): one draw of papers serves every task, and
+    each task's replicate is the mean over the drawn papers it has a value for. Then the tasks of a
+    draw are computed on the same papers, so a figure that combines tasks (the semantic suite's
+    `overall` and `improvement`) is resampled as a whole, not as tasks drawn apart.
+    """
+
+    def __init__(self, resamples: int, seed: int = 0, units: Sequence[str] = ()) -> None:
         if resamples < 2:
             raise ValueError(f"a bootstrap needs at least 2 resamples, got {resamples}")
         self.resamples = resamples
         self.seed = seed
+        self.units = {str(unit): i for i, unit in enumerate(dict.fromkeys(map(str, units)))}
+        self._counts: np.ndarray | None = None
 
-    def draws(self, task: str, items: int) -> np.ndarray:
-        """[resamples, items] indices drawn with replacement; the same for the same (seed, task, items)."""
+    def _chunks(self, task: str, items: int) -> Iterator[np.ndarray]:
+        """[≤ CHUNK, items] index draws, in order; the same for the same (seed, task, items)."""
         if items < 1:
             raise ValueError(f"task {task!r} has no items to resample")
         rng = np.random.default_rng([self.seed, zlib.crc32(task.encode()), items])
-        return rng.integers(0, items, size=(self.resamples, items))
+        for start in range(0, self.resamples, CHUNK):
+            yield rng.integers(0, items, size=(min(CHUNK, self.resamples - start), items))
 
-    def mean(self, task: str, values: np.ndarray) -> Estimate:
-        """The mean of per-item values (NaN items, e.g. undefined correlations, are left out of every mean)."""
+    def draws(self, task: str, items: int, count: int | None = None) -> np.ndarray:
+        """The first `count` (default: all) [draws, items] index draws of a task: those `mean` uses."""
+        wanted = self.resamples if count is None else min(count, self.resamples)
+        taken: list[np.ndarray] = []
+        total = 0
+        for chunk in self._chunks(task, items):
+            if total >= wanted:
+                break
+            taken.append(chunk[: wanted - total])
+            total += len(taken[-1])
+        return np.concatenate(taken)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """[resamples, units]: how often each unit was drawn in each draw of the units (computed once)."""
+        if self._counts is None:
+            n = len(self.units)
+            if n < 1:
+                raise ValueError("this bootstrap resamples no units: pass the suite's units to Bootstrap(...)")
+            rng = np.random.default_rng([self.seed, zlib.crc32(b"units"), n])
+            self._counts = np.stack(
+                [np.bincount(rng.integers(0, n, n), minlength=n).astype(np.uint16) for _ in range(self.resamples)]
+            )
+        return self._counts
+
+    def mean(self, task: str, values: np.ndarray, units: Sequence[str] | None = None) -> Estimate:
+        """The mean of per-item values (NaN items, e.g. undefined correlations, are left out of every mean).
+
+        With `units` (one per value, from the bootstrap's units), resampled jointly with every other
+        task of those units; else by the task's own draws.
+        """
         values = np.asarray(values, dtype=np.float64)
-        draws = values[self.draws(task, len(values))]
+        if units is not None:
+            return self._unit_mean(values, units)
+        parts = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN draw leaves the figure undefined: NaN
-            replicates = np.nanmean(draws, axis=1)
-        return Estimate(float(np.nanmean(values)), replicates)
+            for chunk in self._chunks(task, len(values)):
+                parts.append(np.nanmean(values[chunk], axis=1))
+        return Estimate(float(np.nanmean(values)), np.concatenate(parts))
+
+    def _unit_mean(self, values: np.ndarray, units: Sequence[str]) -> Estimate:
+        if len(units) != len(values):
+            raise ValueError(f"{len(values)} values but {len(units)} units")
+        unknown = [u for u in map(str, units) if u not in self.units]
+        if unknown:
+            raise ValueError(f"{len(unknown)} unit(s) the bootstrap does not resample, e.g. {unknown[0]!r}")
+        positions = np.array([self.units[str(u)] for u in units], dtype=np.int64)
+        if len(set(positions.tolist())) != len(positions):
+            raise ValueError("a unit has two values; one value per unit and task")
+        finite = np.isfinite(values)
+        kept, weights = positions[finite], values[finite]
+        counts = self.counts
+        replicates = np.empty(self.resamples)
+        for start in range(0, self.resamples, CHUNK):
+            drawn = counts[start : start + CHUNK][:, kept].astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                replicates[start : start + CHUNK] = (drawn @ weights) / drawn.sum(axis=1)
+        return Estimate(float(np.mean(weights)) if len(weights) else float("nan"), replicates)
 
     def statistic(
         self,
@@ -107,7 +172,7 @@ class Bootstrap:
         as a clustering run, can vary it per draw); `point` defaults to `compute(all items, 0)`. A costly
         statistic may use only the first `draws` draws: still the same draws for every model.
         """
-        indices = self.draws(task, items)[:draws]
+        indices = self.draws(task, items, draws)
         value = compute(np.arange(items), 0) if point is None else point
         return Estimate(float(value), np.array([compute(d, b) for b, d in enumerate(indices)], dtype=np.float64))
 

@@ -9,24 +9,31 @@
   overload, and failed requests returned as error rows (quarantined) instead of ending the run.
 - `vllm`: `ray.data.llm.vLLMEngineProcessorConfig` (GPU). Ray's vLLM stage returns only the first
   completion of a request, so a request with `n` samples would lose samples; instead each sample
-  is its own row, adjacent to its siblings, and vLLM's prefix cache (on by default) serves the
-  shared prompt from one prefill.
+  is its own row (with a seed of its own), adjacent to its siblings, and vLLM's prefix cache (on by
+  default) serves the shared prompt from one prefill.
+
+Every engine says why each answer ended (`finish_reason`: `stop` or `length`), so an answer cut
+off by its token budget is told from one that ended; the pipeline rejects cut-off summaries.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from semcse.config import GenerationConfig
 from semcse.data.schema import records
-from semcse.generation.stages import explode_samples, request_meta
+from semcse.generation.stages import LENGTH, STOP, derived_seed, explode_samples, request_meta
 from semcse.generation.tasks import Task
 
 if TYPE_CHECKING:
     import ray.data
+
+log = logging.getLogger(__name__)
 
 LIGHT_TASK_CPUS = 0.25
 
@@ -49,11 +56,51 @@ def retries_in_place(cfg: GenerationConfig) -> bool:
     return cfg.engine == "transformers"
 
 
+def encodable_stop_strings(model: str, stop: Sequence[str]) -> list[str]:
+    """The stop strings that `model`'s tokenizer can stop `generate` at; checked on the driver, before any Ray work.
+
+    transformers matches stop strings against the vocabulary's tokens and raises inside
+    `generate` (in a Ray actor, ending the job) when a string has no tokens, e.g. "\n" for a
+    byte-level BPE trained without the byte alphabet. Such a model can never write that string,
+    so nothing is lost by not stopping at it: the answer runs to its budget and is cut at the
+    string after decoding, like every other answer. One warning says so.
+    """
+    if not stop:
+        return []
+    from transformers import StopStringCriteria
+
+    tokenizer = _tokenizer(model)
+    usable, refused = [], []
+    for text in stop:
+        try:
+            StopStringCriteria(tokenizer, [text])
+        except ValueError:
+            refused.append(text)
+        else:
+            usable.append(text)
+    if refused:
+        log.warning(
+            "the tokenizer of %s has no tokens for the stop string(s) %s: generation cannot stop early at them "
+            "(the model cannot write them either); answers are cut at them after decoding",
+            model,
+            ", ".join(repr(t) for t in refused),
+        )
+    return usable
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """`text` up to its first stop string (excluded, as vLLM and OpenAI servers do), and whether there was one."""
+    ends = [i for i in (text.find(s) for s in stop) if i >= 0]
+    return (text[: min(ends)], True) if ends else (text, False)
+
+
 class TransformersGenerator:
     """Ray Data actor UDF: loads a local causal LM once and answers batches of requests.
 
     With a `task`, samples that its parser rejects are generated again, up to `retries` times, in
-    the same call. Greedy decoding would only repeat itself, so it is never retried.
+    the same call. Greedy decoding would only repeat itself, so it is never retried. `stop_strings`
+    are those the driver found the tokenizer can stop at (`encodable_stop_strings`); answers are cut
+    at every one of the task's stop strings after decoding either way.
     """
 
     def __init__(
@@ -65,6 +112,7 @@ class TransformersGenerator:
         seed: int,
         task: Task | None = None,
         retries: int = 0,
+        stop_strings: Sequence[str] = (),
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -91,6 +139,8 @@ class TransformersGenerator:
         )
         torch.manual_seed(seed)
         self.task = task
+        self.stop = tuple(task.stop) if task is not None else ()
+        self.stop_strings = list(stop_strings)
         self.retries = retries if task is not None and self.sampling["do_sample"] else 0
 
     def _text(self, row: dict[str, Any]) -> str:
@@ -110,6 +160,13 @@ class TransformersGenerator:
                 return i
         return len(tokens)
 
+    def _answer(self, tokens: list[int], length: int) -> tuple[str, str]:
+        """The decoded answer cut at the task's stop strings, and why it ended (`stop` or `length`)."""
+        decoded = self.tokenizer.decode(tokens[:length], skip_special_tokens=True)
+        text, stopped = cut_at_stop(str(decoded), self.stop)
+        ended = stopped or any(t in self.eos_ids for t in tokens[:length]) or length < self.max_new_tokens
+        return text, STOP if ended else LENGTH
+
     def generate(self, rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
         """One `generate` call for requests that all want `n` samples (greedy decoding samples once)."""
         chat = bool(rows[0]["chat"])
@@ -117,9 +174,7 @@ class TransformersGenerator:
             [self._text(r) for r in rows], return_tensors="pt", padding=True, add_special_tokens=not chat
         ).to(self.device)
         returns = n if self.sampling["do_sample"] else 1
-        stop = (
-            {"stop_strings": list(self.task.stop), "tokenizer": self.tokenizer} if self.task and self.task.stop else {}
-        )
+        stop = {"stop_strings": self.stop_strings, "tokenizer": self.tokenizer} if self.stop_strings else {}
         with self.torch.inference_mode():
             out = self.model.generate(
                 **enc,
@@ -134,11 +189,12 @@ class TransformersGenerator:
         for i, row in enumerate(rows):
             seqs = new[i * returns : (i + 1) * returns]
             lengths = [self._generated_length(s) for s in seqs]
-            raws = [self.tokenizer.decode(s[:k], skip_special_tokens=True) for s, k in zip(seqs, lengths)]
+            answers = [self._answer(s, k) for s, k in zip(seqs, lengths)]
             results.append(
                 {
                     **request_meta(row),
-                    "raws": raws * (n // returns),
+                    "raws": [raw for raw, _ in answers] * (n // returns),
+                    "finish_reasons": [finish for _, finish in answers] * (n // returns),
                     "attempts": [1] * n,
                     "prompt_tokens": int(enc["attention_mask"][i].sum()),
                     "generated_tokens": sum(lengths),
@@ -163,7 +219,11 @@ class TransformersGenerator:
         task = self.task
         if task is None:
             return []
-        return [k for k, raw in enumerate(result["raws"]) if task.parse(result["prompt_id"], raw).status == "invalid"]
+        return [
+            k
+            for k, (raw, finish) in enumerate(zip(result["raws"], result["finish_reasons"]))
+            if task.parse(result["prompt_id"], raw, finish).status == "invalid"
+        ]
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         rows = records(batch)
@@ -177,8 +237,9 @@ class TransformersGenerator:
             )
             for (i, positions), fresh in zip(redo, again):
                 result = results[i]
-                for k, raw in zip(positions, fresh["raws"]):
+                for k, raw, finish in zip(positions, fresh["raws"], fresh["finish_reasons"]):
                     result["raws"][k] = raw
+                    result["finish_reasons"][k] = finish
                     result["attempts"][k] += 1
                 result["prompt_tokens"] += fresh["prompt_tokens"]
                 result["generated_tokens"] += fresh["generated_tokens"]
@@ -192,7 +253,11 @@ def sampling_params(cfg: GenerationConfig, task: Task) -> dict[str, Any]:
     answers are constrained to the task's schema (vLLM's structured outputs, OpenAI's
     `response_format`), so the parser and its retries become a safety net rather than the rule.
     """
-    params: dict[str, Any] = {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.new_tokens}
+    params: dict[str, Any] = {
+        "temperature": cfg.sampling_temperature,
+        "top_p": cfg.top_p,
+        "max_tokens": cfg.new_tokens,
+    }
     if task.stop:
         params["stop"] = list(task.stop)
     schema = task.answer_schema() if cfg.structured_output else None
@@ -204,9 +269,13 @@ def sampling_params(cfg: GenerationConfig, task: Task) -> dict[str, Any]:
 
 
 def _one_row_per_sample(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """vLLM rows: one per sample, each with its own seed (one seed for all would make the samples identical)."""
     meta = request_meta(row)
     rest = {"chat": bool(row["chat"]), "system": row["system"], "prompt": row["prompt"]}
-    return [{**meta, **rest, "samples": [s], "first": i == 0} for i, s in enumerate(meta["samples"])]
+    return [
+        {**meta, **rest, "samples": [s], "first": i == 0, "seed": derived_seed(int(row["seed"]), s)}
+        for i, s in enumerate(meta["samples"])
+    ]
 
 
 @functools.lru_cache(maxsize=2)
@@ -234,30 +303,40 @@ def vllm_input(row: dict[str, Any], sampling: dict[str, Any], model: str) -> dic
     else:
         prompt = row["prompt"]
         tokens = tokenizer(prompt)["input_ids"]
-    return {"prompt": prompt, "tokenized_prompt": tokens, "sampling_params": sampling}
+    return {"prompt": prompt, "tokenized_prompt": tokens, "sampling_params": {**sampling, "seed": int(row["seed"])}}
 
 
 def _unwrap(row: dict[str, Any]) -> dict[str, Any]:
     return dict(row)
 
 
-def _from_vllm(row: dict[str, Any]) -> dict[str, Any]:
-    """A vLLM result or, with `should_continue_on_error`, an error row (which bypassed postprocess)."""
+def _from_vllm(row: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """A vLLM result or, with `should_continue_on_error`, an error row (which bypassed postprocess).
+
+    Ray's stage drops vLLM's `finish_reason`; an answer that used all `max_tokens` is the one that
+    `length` names (vLLM strips a stop string from the text but counts its tokens, so a stopped
+    answer is shorter than its budget).
+    """
     error = str(row.get("__inference_error__") or "")
+    generated = int(row.get("num_generated_tokens") or 0)
     return {
         **request_meta(row),
         "raws": [""] if error else [row.get("generated_text") or ""],
+        "finish_reasons": [""] if error else [LENGTH if generated >= max_tokens else STOP],
         "attempts": [1],
         "prompt_tokens": int(row.get("num_input_tokens") or 0) if row["first"] and not error else 0,
-        "generated_tokens": int(row.get("num_generated_tokens") or 0),
+        "generated_tokens": generated,
         "error": error,
     }
 
 
 def vllm_processor_config(cfg: GenerationConfig, model: str) -> Any:
-    """The vLLM processor settings (context length, prefix caching, tensor parallelism, batching).
+    """The vLLM processor settings (context length, prefix caching, tensor parallelism, batching, seed).
 
-    Ray's chat-template and tokenize stages are off: `vllm_input` does both, with one BOS.
+    Ray's chat-template and tokenize stages are off: `vllm_input` does both, with one BOS. Its
+    detokenize stage is off too: vLLM already returns each answer's text, and the stage would only
+    decode the same tokens again on CPU workers. `generation.rows_per_batch` rows per batch, 8
+    batches in flight per engine (Ray's `max_concurrent_batches`), keep vLLM's scheduler full.
     """
     from ray.data.llm import vLLMEngineProcessorConfig
 
@@ -267,18 +346,25 @@ def vllm_processor_config(cfg: GenerationConfig, model: str) -> Any:
             "max_model_len": cfg.max_model_len,
             "enable_prefix_caching": cfg.enable_prefix_caching,
             "tensor_parallel_size": cfg.tensor_parallel_size,
+            "seed": cfg.seed,
         },
-        batch_size=cfg.batch_size,
+        batch_size=cfg.rows_per_batch,
         concurrency=cfg.concurrency,
         should_continue_on_error=True,
         chat_template_stage=False,
         tokenize_stage=False,
-        detokenize_stage=True,
+        detokenize_stage=False,
     )
 
 
-def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: Task) -> ray.data.Dataset:
-    """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine."""
+def apply_engine(
+    ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: Task, stop_strings: Sequence[str] = ()
+) -> ray.data.Dataset:
+    """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine.
+
+    `stop_strings`: those of the task's the transformers engine may pass to `generate`
+    (`encodable_stop_strings`, checked on the driver).
+    """
     if cfg.engine == "transformers":
         from ray.data import ActorPoolStrategy
 
@@ -287,13 +373,14 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             fn_constructor_kwargs={
                 "model_path": model,
                 "max_new_tokens": cfg.new_tokens,
-                "temperature": cfg.temperature,
+                "temperature": cfg.sampling_temperature,
                 "top_p": cfg.top_p,
                 "seed": cfg.seed,
                 "task": task,
                 "retries": cfg.max_json_retries,
+                "stop_strings": list(stop_strings),
             },
-            batch_size=cfg.batch_size,
+            batch_size=cfg.rows_per_batch,
             batch_format="pandas",
             compute=ActorPoolStrategy(size=cfg.concurrency),
             num_cpus=cfg.num_cpus_per_actor,
@@ -313,7 +400,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
                 "chat": task.chat,
                 "actors": cfg.concurrency,
             },
-            batch_size=max(cfg.batch_size, cfg.http.max_in_flight),
+            batch_size=cfg.rows_per_batch,
             batch_format="pandas",
             compute=ActorPoolStrategy(size=cfg.concurrency),
             num_cpus=LIGHT_TASK_CPUS,
@@ -326,5 +413,7 @@ def apply_engine(ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: 
             preprocess=functools.partial(vllm_input, sampling=sampling_params(cfg, task), model=model),
             postprocess=_unwrap,
         )
-        results = processor(ds.flat_map(_one_row_per_sample)).map(_from_vllm)
+        results = processor(ds.flat_map(_one_row_per_sample)).map(
+            functools.partial(_from_vllm, max_tokens=cfg.new_tokens)
+        )
     return results.flat_map(explode_samples, num_cpus=LIGHT_TASK_CPUS)

@@ -5,8 +5,10 @@ Each actor holds one connection pool and sends the requests of a batch concurren
 Overload and transient failures (429, 5xx, timeouts, dropped connections) are retried with
 exponential backoff; what still fails, or fails for good (another 4xx, a body that is not an
 OpenAI response), comes back as an `error` row carrying the status and the body. The pipeline
-quarantines such rows as rejects with that reason and the run goes on: one bad request, or a
-server that misbehaves for a minute, never ends a run of 350k abstracts.
+leaves the units of such rows unfinished (counted by reason), writes the rest, and the run goes on:
+one bad request, or a server that misbehaves for an hour, never ends a run of 350k abstracts and
+never loses a unit, since the next run retries exactly the unfinished ones. Each choice's
+`finish_reason` comes back with its text, so answers cut off by `max_tokens` can be told apart.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ def http_url(cfg: GenerationConfig, chat: bool) -> str:
 
 
 def request_body(row: dict[str, Any], model: str, sampling: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAI request of one prompt; its samples are one request with `n`."""
-    body: dict[str, Any] = {"model": model, "n": len(row["samples"]), **sampling}
+    """The OpenAI request of one prompt; its samples are one request with `n`, seeded by the request's seed."""
+    body: dict[str, Any] = {"model": model, "n": len(row["samples"]), **sampling, "seed": int(row["seed"])}
     if row["chat"]:
         messages = [{"role": "system", "content": row["system"]}] if row["system"] else []
         body["messages"] = [*messages, {"role": "user", "content": row["prompt"]}]
@@ -49,17 +51,19 @@ def request_body(row: dict[str, Any], model: str, sampling: dict[str, Any]) -> d
 
 
 def parse_response(row: dict[str, Any], response: Any, attempts: int) -> dict[str, Any]:
-    """OpenAI response → raws in choice order; token counts from `usage` (what the server actually did)."""
+    """OpenAI response → raws and finish reasons in choice order; token counts from `usage` (what the server did)."""
     wanted = len(row["samples"])
     if not isinstance(response, dict):
         return failure(row, f"not an OpenAI response: {str(response)[:BODY_CHARS]}", attempts)
     choices = sorted(response.get("choices") or [], key=lambda c: c.get("index", 0))
     raws = [_choice_text(c, bool(row["chat"])) for c in choices]
+    finished = [str(c.get("finish_reason") or "") for c in choices]
     usage = response.get("usage") or {}
     error = "" if len(raws) >= wanted else f"server returned {len(raws)} of {wanted} choices: {str(response)[:300]}"
     return {
         **request_meta(row),
         "raws": raws[:wanted],
+        "finish_reasons": finished[:wanted],
         "attempts": [attempts] * wanted,
         "prompt_tokens": int(usage.get("prompt_tokens") or 0),
         "generated_tokens": int(usage.get("completion_tokens") or 0),
@@ -72,6 +76,7 @@ def failure(row: dict[str, Any], error: str, attempts: int) -> dict[str, Any]:
     return {
         **request_meta(row),
         "raws": [""] * wanted,
+        "finish_reasons": [""] * wanted,
         "attempts": [attempts] * wanted,
         "prompt_tokens": 0,
         "generated_tokens": 0,

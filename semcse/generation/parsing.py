@@ -41,6 +41,11 @@ def squash(text: str) -> str:
 
 def first_sentence(text: str) -> str:
     """Cut at the end of the first sentence; a period inside "e.g." or "3.5" is not an end."""
+    return _first_sentence(text)[0]
+
+
+def _first_sentence(text: str) -> tuple[str, bool]:
+    """The first sentence, and whether it ends with a sentence end (rather than with the text)."""
     text = squash(text.split("\n\n")[0])
     for match in SENTENCE_END.finditer(text):
         end = match.end()
@@ -49,8 +54,8 @@ def first_sentence(text: str) -> str:
             continue
         if text[end : end + 1] in CLOSERS:
             end += 1
-        return text[:end].strip()
-    return text.strip()
+        return text[:end].strip(), True
+    return text.strip(), False
 
 
 def is_not_applicable(text: str) -> bool:
@@ -91,11 +96,21 @@ def _field(obj: dict[str, Any], name: str) -> Any:
     return None
 
 
-def parse_continuation(raw: str) -> Parsed:
-    """A SemCSE summary: the continuation up to the end of its first sentence."""
-    sentence = first_sentence(raw)
+CUT_OFF = "cut off"
+
+
+def parse_continuation(raw: str, cut_off: bool = False) -> Parsed:
+    """A SemCSE summary: the continuation up to the end of its first sentence.
+
+    `cut_off`: the engine stopped it at its token budget. Without a sentence end before that point
+    it is half a sentence, not a summary, and is rejected (a continuation that ended on its own,
+    at the end of its line, is kept as the model wrote it).
+    """
+    sentence, ended = _first_sentence(raw)
     if not any(ch.isalnum() for ch in sentence):
         return Parsed("invalid", reason="empty continuation")
+    if cut_off and not ended:
+        return Parsed("invalid", reason=f"{CUT_OFF}: the token budget ended it before its first sentence ended")
     return Parsed("ok", text=sentence)
 
 

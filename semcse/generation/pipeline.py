@@ -10,16 +10,23 @@ recorded as rejects with their raw output: in place by engines that can (the tra
 holds its model), else in further rounds restricted to the failing samples; the units of a shard
 that are already final are written at once and only the failing units wait for their retry. A
 crash loses at most unfinished units, and a rerun duplicates nothing.
+
+An engine failure is not a verdict on a unit: a unit with a sample the engine failed on (an http
+error after its retries, a vLLM error row) is left out of its shard, neither row nor reject, and
+stays unfinished, so the next run generates exactly those units (an outage costs a rerun, never
+data). Rejects are final (`generation.retry_rejects` regenerates their units on purpose).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import pyarrow as pa
@@ -30,10 +37,16 @@ from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConf
 from semcse.data.generated import Manifest, describe_settings, settings_key, unit_hash
 from semcse.data.io import read_corpus
 from semcse.data.schema import records
-from semcse.data.shards import content_key, write_shard
-from semcse.generation.engines import apply_engine, request_stage_resources, retries_in_place
+from semcse.data.shards import content_key, shard_path, write_shard
+from semcse.data.split import frame_splits
+from semcse.generation.engines import (
+    apply_engine,
+    encodable_stop_strings,
+    request_stage_resources,
+    retries_in_place,
+)
 from semcse.generation.parsing import Parsed
-from semcse.generation.stages import ONLY, SHARD, build_requests
+from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
 from semcse.generation.stats import RunStats
 from semcse.generation.tasks import UNIT, Task, build_task
 from semcse.generation.tokens import TokenCounter, tokenizer_source
@@ -44,12 +57,21 @@ log = logging.getLogger(__name__)
 
 REJECTS_DIR = "_rejects"
 REPORT_FILE = "_report.json"
+READ_THREADS = 16
 SampleKey = tuple[str, str, int]
+
+
+class GenerationIncomplete(RuntimeError):
+    """Units left unfinished by engine errors, where a caller cannot go on without them (a pipeline step)."""
 
 
 @dataclass
 class GenerationReport:
-    """What a run did; `units_reused` are units a previous run had already finished with these settings."""
+    """What a run did; `units_reused` are units a previous run had already finished with these settings.
+
+    `units_unfinished` are units left for the next run because the engine failed on one of their
+    samples (`engine_errors`: failed samples by cause); `reject_reasons` counts rejects by cause.
+    """
 
     task: str
     engine: str
@@ -61,6 +83,9 @@ class GenerationReport:
     shards_written: int = 0
     rows_written: int = 0
     rejects_written: int = 0
+    units_unfinished: int = 0
+    engine_errors: dict[str, int] = field(default_factory=dict)
+    reject_reasons: dict[str, int] = field(default_factory=dict)
     exact_token_counts: bool = True
     metrics: dict[str, float] = field(default_factory=dict)
     na_rate: dict[str, float] = field(default_factory=dict)
@@ -68,6 +93,25 @@ class GenerationReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def require_finished(self) -> None:
+        """Raise `GenerationIncomplete` when units were left for another run: a step that trains on these texts
+        must not be recorded as done (a rerun of a recorded step is skipped, and the units would never come)."""
+        if self.units_unfinished:
+            causes = ", ".join(f"{cause}: {n}" for cause, n in sorted(self.engine_errors.items()))
+            raise GenerationIncomplete(
+                f"generation left {self.units_unfinished} units unfinished after engine errors ({causes}) in "
+                f"{self.out}; run it again when the engine is back: finished units are kept, only those are generated"
+            )
+
+
+class Sample(NamedTuple):
+    """A sample's latest outcome: parsed answer, raw text, attempts so far, and the engine's error if it failed."""
+
+    parsed: Parsed
+    raw: str
+    attempts: int
+    error: str
 
 
 @dataclass
@@ -78,8 +122,14 @@ class Shard:
     units: pd.DataFrame
     hashes: dict[str, str]
     pending: int = 0
-    results: dict[SampleKey, tuple[Parsed, str, int]] = field(default_factory=dict)
+    results: dict[SampleKey, Sample] = field(default_factory=dict)
     retry: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+
+def error_cause(error: str) -> str:
+    """The cause of an engine error without its details: `http 503`, `ReadTimeout`, `ValueError`."""
+    cause = re.sub(r"^gave up after \d+ attempts: ", "", error)
+    return cause.split(":", 1)[0].strip()[:80] or "unknown"
 
 
 def output_dir(cfg: RunConfig) -> str:
@@ -128,12 +178,13 @@ def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any
     Retry counts, batch sizes and concurrency only change how the work is done, not what it yields,
     so a rerun with more retries or more actors reuses what is finished.
     """
-    keep = ("engine", "temperature", "top_p", "seed", "max_model_len")
+    keep = ("engine", "top_p", "seed", "max_model_len")
     constrained = {"structured_output": gen.structured_output} if gen.engine != "transformers" else {}
     return {
         **task.settings(),
         "model": model,
         "max_new_tokens": gen.new_tokens,
+        "temperature": gen.sampling_temperature,
         **{k: getattr(gen, k) for k in keep},
         **constrained,
     }
@@ -151,6 +202,11 @@ class Generation:
         self.task = build_task(self.gen)
         self.model = engine_model(self.gen, cfg.tracking)
         self.tokenizer = tokenizer_source(self.model, self.gen.tokenizer)
+        # transformers raises inside `generate` (in an actor: the whole job) on a stop string its tokenizer
+        # cannot encode; which ones it can is settled here, before any Ray work
+        self.stop_strings = (
+            encodable_stop_strings(self.model, self.task.stop) if self.gen.engine == "transformers" else []
+        )
         self.out = output_dir(cfg)
         self.on_shard_written = on_shard_written
         self.stats = RunStats()
@@ -167,8 +223,14 @@ class Generation:
         corpus = read_corpus(self.corpus_path, self.cfg.corpus)
         if self.gen.limit:
             corpus = corpus.head(self.gen.limit)
-        units = self.task.units(corpus)
+        units = self.task.units(corpus, frame_splits(corpus, self.cfg.corpus))
         finished = self.manifest.finished_units(self.settings_key)
+        if self.gen.retry_rejects:
+            rejected = self.rejected_units()
+            log.info(
+                "%d finished units have rejected samples: generated again (generation.retry_rejects)", len(rejected)
+            )
+            finished = {unit: content for unit, content in finished.items() if unit not in rejected}
         hashes = [unit_hash(r) for r in records(units)]
         done = [finished.get(str(u)) == h for u, h in zip(units[UNIT], hashes)]
         todo = plan_shards(
@@ -188,6 +250,21 @@ class Generation:
                 "; ".join(describe_settings(s) for s in others.values()),
             )
         return todo, len(units), sum(done)
+
+    def rejected_units(self) -> set[str]:
+        """Units with a reject in the shard that holds their rows, under these settings."""
+        shards = [key for key, entry in self.manifest.shards.items() if entry["settings"] == self.settings_key]
+        rejects_dir = storage.join(self.out, REJECTS_DIR)
+
+        def units_of(shard: str) -> set[str]:
+            path = shard_path(rejects_dir, shard)
+            if not storage.is_file(path):
+                return set()
+            rejects = storage.read_parquet(path).to_pandas()
+            return set(self.task.unit_of(rejects)) & self.manifest.claimed(shard) if len(rejects) else set()
+
+        with ThreadPoolExecutor(READ_THREADS) as pool:
+            return set().union(*pool.map(units_of, shards))
 
     def check_context(self, unit: dict[str, Any]) -> None:
         """Fail on the driver, with a config error, when the prompt alone leaves no room in the context."""
@@ -215,8 +292,22 @@ class Generation:
                 self.generate(todo, report)
             report.metrics = self.stats.metrics()
             report.na_rate = self.stats.na_rates()
+            report.reject_reasons = dict(self.stats.reject_reasons)
+            if report.units_unfinished:
+                log.warning(
+                    "%d units not finished: the engine failed on %d of their samples (%s); run the same command "
+                    "again to generate exactly those units",
+                    report.units_unfinished,
+                    sum(report.engine_errors.values()),
+                    ", ".join(f"{cause}: {n}" for cause, n in sorted(report.engine_errors.items())),
+                )
             tracker.log_metrics(
-                report.metrics | {"shards_written": report.shards_written, "units_reused": report.units_reused}
+                report.metrics
+                | {
+                    "shards_written": report.shards_written,
+                    "units_reused": report.units_reused,
+                    "units_unfinished": report.units_unfinished,
+                }
             )
             tracker.log_dict(self.samples_logged, "samples.json")
             tracker.log_dict(report.to_dict(), "report.json")
@@ -227,13 +318,14 @@ class Generation:
         wanted = self.task.samples()
         for shard in todo:
             shard.pending = len(shard.units) * sum(wanted.values())
-        frames = {s.key: s.units.assign(**{SHARD: s.key, ONLY: ""}) for s in todo}
+        first: dict[str, Any] = {ONLY: "", ROUND: 0}
+        frames = {s.key: s.units.assign(**first, **{SHARD: s.key}) for s in todo}
         self.in_flight = {s.key: s for s in todo}
         for attempt in range(self.rounds):
             if not frames:
                 break
             held = self.round(frames, self.in_flight, attempt, report)
-            frames = {key: self.retry_units(self.in_flight[key]) for key in held}
+            frames = {key: self.retry_units(self.in_flight[key], attempt + 1) for key in held}
 
     def round(
         self, frames: dict[str, pd.DataFrame], shards: dict[str, Shard], attempt: int, report: GenerationReport
@@ -248,12 +340,13 @@ class Generation:
                 "task": self.task,
                 "tokenizer_path": self.tokenizer,
                 "max_prompt_tokens": self.gen.max_model_len - self.gen.new_tokens,
+                "seed": self.gen.seed,
             },
             batch_format="pandas",
             num_cpus=resources["num_cpus"],
             num_gpus=resources.get("num_gpus"),
         )
-        results = apply_engine(ds, self.gen, self.model, self.task)
+        results = apply_engine(ds, self.gen, self.model, self.task, self.stop_strings)
         held: list[str] = []
         expected = sum(shards[key].pending for key in frames)
         desc = f"generate {self.gen.task}" + (f" (retry {attempt})" if attempt else "")
@@ -286,9 +379,10 @@ class Generation:
         parsed = (
             Parsed("invalid", reason=f"engine error: {error}")
             if error
-            else self.task.parse(row["prompt_id"], row["raw"])
+            else self.task.parse(row["prompt_id"], row["raw"], str(row["finish_reason"] or ""))
         )
-        shard.results[(row[UNIT], row["prompt_id"], int(row["sample"]))] = (parsed, row["raw"], attempt + tries)
+        key = (str(row[UNIT]), row["prompt_id"], int(row["sample"]))
+        shard.results[key] = Sample(parsed, row["raw"], attempt + tries, error)
         shard.pending -= 1
 
     def complete(self, shard: Shard, attempt: int, held: list[str], report: GenerationReport) -> None:
@@ -297,7 +391,7 @@ class Generation:
         The failing units move to a retry shard of their own, so one bad sample never holds back the
         other units of its shard (and a crash before the retry round loses only the failing units).
         """
-        invalid = [key for key, (parsed, _, _) in shard.results.items() if parsed.status == "invalid"]
+        invalid = [key for key, sample in shard.results.items() if sample.parsed.status == "invalid"]
         if not invalid or attempt == self.rounds - 1:
             self.write(shard, report)
             return
@@ -324,19 +418,36 @@ class Generation:
         part.results = {k: v for k, v in shard.results.items() if k[0] in names}
         return part
 
-    def retry_units(self, shard: Shard) -> pd.DataFrame:
-        units = shard.units[shard.units[UNIT].isin(list(shard.retry))]
-        return units.assign(**{SHARD: shard.key, ONLY: units[UNIT].map(lambda u: json.dumps(shard.retry[u]))})
+    def retry_units(self, shard: Shard, attempt: int) -> pd.DataFrame:
+        units = shard.units[shard.units[UNIT].astype(str).isin(list(shard.retry))]
+        only = units[UNIT].map(lambda u: json.dumps(shard.retry[str(u)]))
+        return units.assign(**{SHARD: shard.key, ONLY: only, ROUND: attempt})
 
     def write(self, shard: Shard, report: GenerationReport) -> None:
-        """Rejects first, then the shard itself: its presence is what marks the shard finished."""
-        unit_order = {unit: i for i, unit in enumerate(shard.units[UNIT])}
+        """The shard's finished units: rejects first, then the shard itself, whose manifest entry marks them finished.
+
+        Units the engine failed on are left out whole (neither rows nor rejects), so they stay unfinished.
+        """
+        failed = {unit for (unit, _, _), sample in shard.results.items() if sample.error}
+        original = shard
+        if failed:
+            for failure in shard.results.values():
+                if failure.error:
+                    cause = error_cause(failure.error)
+                    report.engine_errors[cause] = report.engine_errors.get(cause, 0) + 1
+            report.units_unfinished += len(failed)
+            finished = ~shard.units[UNIT].astype(str).isin(list(failed))
+            if not finished.any():
+                shard.results.clear()
+                return
+            shard = self.split(shard, finished)
+        unit_order = {str(unit): i for i, unit in enumerate(shard.units[UNIT])}
         keys = sorted(shard.results, key=lambda k: (unit_order[k[0]], self.prompt_order[k[1]], k[2]))
         rows, rejects = [], []
         for unit, prompt_id, sample in keys:
-            parsed, raw, attempts = shard.results[(unit, prompt_id, sample)]
+            parsed, raw, attempts, _ = shard.results[(unit, prompt_id, sample)]
             outcome = "rejected" if parsed.status == "invalid" else parsed.status
-            self.stats.add_outcome(prompt_id, outcome)
+            self.stats.add_outcome(prompt_id, outcome, parsed.reason)
             if outcome == "rejected":
                 rejects.append(self.task.reject(unit, prompt_id, sample, parsed, raw, attempts))
             else:
@@ -351,6 +462,7 @@ class Generation:
         report.rows_written += len(rows)
         report.rejects_written += len(rejects)
         shard.results.clear()
+        original.results.clear()
         if self.on_shard_written is not None:
             self.on_shard_written(shard.key)
 

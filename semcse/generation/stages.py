@@ -8,6 +8,7 @@ shape).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from typing import Any
 
@@ -19,6 +20,7 @@ from semcse.generation.tokens import TokenCounter
 
 SHARD = "shard"
 ONLY = "only"
+ROUND = "round"
 REQUEST_META = (SHARD, UNIT, "prompt_id", "samples", "truncated")
 SAMPLE_COLUMNS = (
     SHARD,
@@ -26,12 +28,25 @@ SAMPLE_COLUMNS = (
     "prompt_id",
     "sample",
     "raw",
+    "finish_reason",
     "attempts",
     "prompt_tokens",
     "generated_tokens",
     "truncated",
     "error",
 )
+# Why an engine stopped an answer: it ended (end of sequence or a stop string), or it used its whole budget.
+STOP, LENGTH = "stop", "length"
+
+
+def derived_seed(*parts: object) -> int:
+    """A seed in [0, 2**31) from `parts` (the run's seed, the unit, the prompt, the round, the sample).
+
+    Stable across runs and machines, so a rerun asks an engine for the same samples, and distinct per
+    request and per retry round, so the samples of one prompt differ and a retried answer is new.
+    """
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 @functools.lru_cache(maxsize=4)
@@ -41,11 +56,12 @@ def token_counter(tokenizer_path: str | None) -> TokenCounter:
 
 
 def build_requests(
-    batch: pd.DataFrame, task: Task, tokenizer_path: str | None, max_prompt_tokens: int
+    batch: pd.DataFrame, task: Task, tokenizer_path: str | None, max_prompt_tokens: int, seed: int = 0
 ) -> pd.DataFrame:
     """Ray Data UDF: units → requests (abstracts cut to the context, the prompts of a unit adjacent).
 
-    `only` on a unit (JSON `{prompt_id: [samples]}`) limits it to the samples being retried.
+    `only` on a unit (JSON `{prompt_id: [samples]}`) limits it to the samples being retried, and its
+    `round` (the retry round) enters the request's seed.
     """
     counter = token_counter(tokenizer_path)
     wanted = task.samples()
@@ -67,10 +83,11 @@ def build_requests(
                     "system": request.system,
                     "prompt": request.prompt,
                     "truncated": removed,
+                    "seed": derived_seed(seed, unit[UNIT], request.prompt_id, unit[ROUND]),
                 }
             )
             removed = 0
-    return pd.DataFrame(rows, columns=[*REQUEST_META, "chat", "system", "prompt"])
+    return pd.DataFrame(rows, columns=[*REQUEST_META, "chat", "system", "prompt", "seed"])
 
 
 def request_meta(row: dict[str, Any]) -> dict[str, Any]:
@@ -81,14 +98,15 @@ def request_meta(row: dict[str, Any]) -> dict[str, Any]:
 def explode_samples(row: dict[str, Any]) -> list[dict[str, Any]]:
     """One engine result (several samples of one prompt) → one row per sample.
 
-    Every engine's result carries the request's metadata plus `raws` and `attempts` (one per
-    sample), `prompt_tokens`, `generated_tokens` and `error`.
+    Every engine's result carries the request's metadata plus `raws`, `finish_reasons` and
+    `attempts` (one per sample), `prompt_tokens`, `generated_tokens` and `error`.
 
     Prompt tokens, generated tokens and truncation are reported once per request, on its first
     sample, so that sums over rows count each prefill once.
     """
     samples = [int(s) for s in row["samples"]]
     raws = [*row["raws"], *[""] * (len(samples) - len(row["raws"]))]
+    finished = [*row["finish_reasons"], *[""] * (len(samples) - len(row["finish_reasons"]))]
     attempts = [*(int(a) for a in row["attempts"]), *[1] * (len(samples) - len(row["attempts"]))]
     return [
         {
@@ -97,11 +115,12 @@ def explode_samples(row: dict[str, Any]) -> list[dict[str, Any]]:
             "prompt_id": row["prompt_id"],
             "sample": sample,
             "raw": raw,
+            "finish_reason": str(finish or ""),
             "attempts": tries,
             "prompt_tokens": int(row["prompt_tokens"]) if i == 0 else 0,
             "generated_tokens": int(row["generated_tokens"]) if i == 0 else 0,
             "truncated": int(row["truncated"]) if i == 0 else 0,
             "error": row["error"],
         }
-        for i, (sample, raw, tries) in enumerate(zip(samples, raws, attempts))
+        for i, (sample, raw, finish, tries) in enumerate(zip(samples, raws, finished, attempts))
     ]

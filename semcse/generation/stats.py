@@ -6,6 +6,7 @@ prefill dominates unless samples share it, and separate rates make that saving v
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ class RunStats:
     started: float = field(default_factory=time.monotonic)
     outcomes: Counter[str] = field(default_factory=Counter)
     per_prompt: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    reject_reasons: Counter[str] = field(default_factory=Counter)
     samples: int = 0
     retried: int = 0
     engine_errors: int = 0
@@ -36,10 +38,12 @@ class RunStats:
             self.truncated_units += 1
             self.truncated_tokens += truncated
 
-    def add_outcome(self, prompt_id: str, outcome: str) -> None:
-        """A sample's final outcome, once per (unit, prompt, sample)."""
+    def add_outcome(self, prompt_id: str, outcome: str, reason: str = "") -> None:
+        """A sample's final outcome, once per (unit, prompt, sample); a reject is also counted by its cause."""
         self.outcomes[outcome] += 1
         self.per_prompt[prompt_id][outcome] += 1
+        if outcome == "rejected":
+            self.reject_reasons[reject_cause(reason)] += 1
 
     @property
     def seconds(self) -> float:
@@ -74,4 +78,11 @@ class RunStats:
             "seconds": self.seconds,
             **self.rates(),
             **{f"na_rate.{prompt_id}": rate for prompt_id, rate in self.na_rates().items()},
+            # MLflow keys allow letters, digits and `_-. /`; the report keeps the causes as written
+            **{f"rejected.{re.sub(r'[^A-Za-z0-9_. -]+', '_', cause)}": n for cause, n in self.reject_reasons.items()},
         }
+
+
+def reject_cause(reason: str) -> str:
+    """A reject's reason without its particulars (`cut off`, `no integer 'score'`, `score N outside the rubric`)."""
+    return re.sub(r"-?\d+", "N", reason.split(":", 1)[0]).strip()[:80] or "unknown"

@@ -81,7 +81,12 @@ class Task(ABC):
         """Every request of one unit, in prompt order (kept together so prefix caches reuse the abstract)."""
 
     @abstractmethod
-    def parse(self, prompt_id: str, raw: str) -> Parsed: ...
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
+        """An answer as a row or a reason it is unusable; `finish_reason` is `length` when it used its whole budget."""
+
+    def unit_of(self, rows: pd.DataFrame) -> pd.Series:
+        """The unit of each output or reject row (the inverse of `identity`): the paper id."""
+        return rows["id"].astype(str)
 
     @abstractmethod
     def identity(self, unit: str, prompt_id: str, sample: int) -> dict[str, Any]:
@@ -90,8 +95,12 @@ class Task(ABC):
     @abstractmethod
     def payload(self, parsed: Parsed) -> dict[str, Any]: ...
 
-    def units(self, corpus: pd.DataFrame) -> pd.DataFrame:
-        """One unit per abstract: `unit` (the id), title, abstract."""
+    def units(self, corpus: pd.DataFrame, splits: pd.Series | None = None) -> pd.DataFrame:
+        """One unit per abstract: `unit` (the id), title, abstract.
+
+        `splits` (each corpus row's split, `data.split.frame_splits`) matters to tasks whose outputs
+        are evaluation ground truth: those draw from the test split only.
+        """
         return pd.DataFrame({UNIT: corpus[ID], TITLE: corpus[TITLE], ABSTRACT: corpus[ABSTRACT]})
 
     def settings(self) -> dict[str, Any]:
@@ -191,8 +200,8 @@ class SummaryTask(TextTask):
             for pid, text in zip(self.prompt_ids(), self.cfg.prompts)
         ]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
-        return parsing.parse_continuation(raw)
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
+        return parsing.parse_continuation(raw, cut_off=finish_reason == "length")
 
 
 class AspectTask(TextTask):
@@ -220,7 +229,7 @@ class AspectTask(TextTask):
             chat_request(name, prompts.aspect_messages(self.pack, spec, text)) for name, spec in self.aspects.items()
         ]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_aspect(raw)
 
     def answer_schema(self) -> dict[str, Any]:
@@ -247,7 +256,7 @@ class QueryTask(TextTask):
     def build(self, unit: dict[str, Any]) -> list[Request]:
         return [chat_request("query", prompts.query_messages(prompts.document(unit[TITLE], unit[ABSTRACT])))]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_query(raw)
 
 
@@ -276,10 +285,19 @@ class JudgementTask(Task):
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "judge": self.judge.model_dump(), "domain": self.pack.domain}
 
-    def units(self, corpus: pd.DataFrame) -> pd.DataFrame:
-        """All pairs of a seeded sample of abstracts, or the explicit pairs file, as `a<TAB>b` units."""
+    def units(self, corpus: pd.DataFrame, splits: pd.Series | None = None) -> pd.DataFrame:
+        """All pairs of a seeded sample of test-split abstracts, or the explicit pairs file, as `a<TAB>b` units.
+
+        Judgements are the aspects suite's ground truth, which scores models on the test split: pairs
+        drawn elsewhere would be judged at a cost and never used (SemCSE-Multi drew its 250 abstracts
+        per aspect from its test set). Without `splits` every abstract is a candidate.
+        """
         by_id = corpus.set_index(ID)
-        pairs = self._explicit_pairs(by_id) if self.cfg.judgement_pairs else self._sampled_pairs(corpus)
+        if self.cfg.judgement_pairs:
+            pairs = self._explicit_pairs(by_id)
+        else:
+            test = corpus if splits is None else corpus[(splits == "test").to_numpy()]
+            pairs = self._sampled_pairs(test)
         a, b = by_id.loc[[p[0] for p in pairs]], by_id.loc[[p[1] for p in pairs]]
         return pd.DataFrame(
             {
@@ -308,14 +326,19 @@ class JudgementTask(Task):
             candidates = [i for i in candidates if i in applicable]
             if len(candidates) < 2:
                 raise ConfigError(
-                    f"fewer than two abstracts have an applicable '{self.aspect}' summary in "
-                    f"{self.cfg.judgement_texts}: nothing to judge"
+                    f"fewer than two of the {len(corpus)} candidate (test-split) abstracts have an applicable "
+                    f"'{self.aspect}' summary in {self.cfg.judgement_texts}: nothing to judge"
                 )
         else:
             log.warning(
                 "judgement pairs drawn from all abstracts; set generation.judgement_texts to the aspects output "
                 "to draw them among abstracts where '%s' applies, as SemCSE-Multi does",
                 self.aspect,
+            )
+        if len(candidates) < 2:
+            raise ConfigError(
+                f"{len(candidates)} candidate (test-split) abstracts: judgement pairs need at least two; "
+                "raise corpus.test_fraction or --limit"
             )
         chosen = sorted(candidates, key=rank)[: self.cfg.judgement_abstracts]
         return list(itertools.combinations(sorted(chosen), 2))
@@ -351,7 +374,7 @@ class JudgementTask(Task):
         text_b = prompts.document(unit["title_b"], unit["abstract_b"])
         return [chat_request(self.aspect, prompts.judgement_messages(self.pack, self.judge, text_a, text_b))]
 
-    def parse(self, prompt_id: str, raw: str) -> Parsed:
+    def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:
         return parsing.parse_judgement(raw, self.judge.scale)
 
     def answer_schema(self) -> dict[str, Any]:
@@ -370,6 +393,9 @@ class JudgementTask(Task):
     def identity(self, unit: str, prompt_id: str, sample: int) -> dict[str, Any]:
         a, b = unit.split(PAIR_SEP)
         return {"a": a, "b": b, "aspect": prompt_id}
+
+    def unit_of(self, rows: pd.DataFrame) -> pd.Series:
+        return rows["a"].astype(str) + PAIR_SEP + rows["b"].astype(str)
 
     def payload(self, parsed: Parsed) -> dict[str, Any]:
         return {"score": parsed.score}

@@ -60,8 +60,13 @@ def build_tiny_causal_lm(
     hidden_size: int = 32,
     layers: int = 2,
     vocab_size: int = 800,
+    byte_alphabet: bool = True,
 ) -> Path:
-    """A Llama-style causal LM with a byte-level BPE tokenizer (bos/eos/pad) and a chat template."""
+    """A Llama-style causal LM with a byte-level BPE tokenizer (bos/eos/pad) and a chat template.
+
+    `byte_alphabet=False` trains the BPE on `texts` alone, as some real tokenizers were: it then has
+    no token for a byte the texts never hold (e.g. "\n"), and can neither write nor stop at it.
+    """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -74,7 +79,9 @@ def build_tiny_causal_lm(
     tok.train_from_iterator(
         _corpus(texts),
         trainers.BpeTrainer(
-            vocab_size=vocab_size, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet() if byte_alphabet else [],
         ),
     )
     tokenizer = PreTrainedTokenizerFast(

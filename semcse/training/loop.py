@@ -221,14 +221,17 @@ class EvaluationClock:
 
     A time-based schedule is rank 0's clock broadcast to every worker (one tiny collective per step),
     because evaluation and checkpointing are collectives that all workers must enter together.
+    `clock` (seconds, monotonic) is `time.perf_counter` unless a test passes its own.
     """
 
-    def __init__(self, cfg: TrainingConfig, device: Any, dist: Any) -> None:
-        self.cfg, self.device, self.dist = cfg, device, dist
+    def __init__(
+        self, cfg: TrainingConfig, device: Any, dist: Any, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
+        self.cfg, self.device, self.dist, self.clock = cfg, device, dist, clock
         self.restart()
 
     def restart(self) -> None:
-        self.since = time.perf_counter()
+        self.since = self.clock()
 
     def due(self, step: int, rank: int) -> bool:
         if step == self.cfg.max_steps:
@@ -237,7 +240,7 @@ class EvaluationClock:
             return step % self.cfg.eval_every == 0
         import torch
 
-        elapsed = time.perf_counter() - self.since
+        elapsed = self.clock() - self.since
         flag = torch.tensor([int(elapsed >= 60 * self.cfg.eval_every_minutes)], device=self.device)
         if self.dist.is_initialized():
             self.dist.broadcast(flag, src=0)

@@ -79,3 +79,23 @@ def test_broken_copies_fail(schema, cluster, breakage):
     breakage(broken)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_faiss_comes_from_exactly_one_extra():
+    """faiss-cpu and faiss-gpu-cu12 both install `faiss`: the GPU extra must replace the CPU build, not add to it."""
+    tomllib = pytest.importorskip("tomllib", reason="the standard library reads TOML from Python 3.11")
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+
+    def faiss(requirements: list[str]) -> set[str]:
+        return {re.split(r"[<>=\[; ]", r, maxsplit=1)[0] for r in requirements if r.startswith("faiss")}
+
+    assert faiss(project["dependencies"]) == set(), "a base dependency would be installed beside the gpu build"
+    assert faiss(extras["cpu"]) == {"faiss-cpu"} and faiss(extras["gpu"]) == {"faiss-gpu-cu12"}
+    assert all(not faiss(extras[name]) for name in extras if name not in {"cpu", "gpu"})
+    makefile = (REPO / "Makefile").read_text()
+    assert '-e ".[cpu,dev]"' in makefile, "make setup (and so CI) installs the CPU build the tests use"
+    assert "make test" in (REPO / ".ci" / "run").read_text()
+    dockerfile = (REPO / "docker" / "Dockerfile").read_text()
+    assert "[gpu]" in dockerfile and "[cpu" not in dockerfile and "cpu," not in dockerfile

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from semcse.data.schema import TEXTS_SCHEMA
@@ -70,7 +71,7 @@ def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
     """With retry rounds left, a shard's final units are written at once; only the failing unit waits."""
     from semcse.data.generated import Manifest, read_texts
     from semcse.generation.parsing import Parsed
-    from semcse.generation.pipeline import Generation, GenerationReport
+    from semcse.generation.pipeline import Generation, GenerationReport, Sample
 
     cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
     generation = Generation(cfg)
@@ -82,7 +83,7 @@ def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
         for prompt_id in generation.task.samples():
             ok = unit != units[1] or prompt_id != "p1"
             parsed = Parsed("ok", text=f"summary of {unit}") if ok else Parsed("invalid", reason="not JSON")
-            shard.results[(unit, prompt_id, 0)] = (parsed, "raw", 1)
+            shard.results[(unit, prompt_id, 0)] = Sample(parsed, "raw", 1, "")
     report = GenerationReport("summaries", "transformers", "m", str(generation.out), 4, 0, 1)
     held: list[str] = []
     generation.complete(shard, attempt=0, held=held, report=report)
@@ -94,6 +95,32 @@ def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
     written = read_texts(generation.out)
     assert set(written["id"]) == set(units) - {units[1]} and report.shards_written == 1
     assert set(Manifest.load(generation.out).finished_units(generation.settings_key)) == set(units) - {units[1]}
+
+
+def test_a_unit_the_engine_failed_on_is_neither_written_nor_rejected_nor_finished(gen_config):
+    """An engine error (an outage) says nothing about the unit: it stays unfinished for the next run, whole."""
+    from semcse.data.generated import Manifest, read_texts
+    from semcse.generation.parsing import Parsed
+    from semcse.generation.pipeline import REJECTS_DIR, Generation, GenerationReport, Sample
+
+    cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
+    generation = Generation(cfg)
+    (shard,), _, _ = generation.plan()
+    units = list(shard.units["unit"])
+    for unit in units:
+        for prompt_id in generation.task.samples():
+            failed = unit == units[2] and prompt_id == "p0"
+            parsed = Parsed("invalid", reason="engine error: http 503") if failed else Parsed("ok", text=f"of {unit}")
+            shard.results[(unit, prompt_id, 0)] = Sample(parsed, "", 1, "http 503: down" if failed else "")
+    report = GenerationReport("summaries", "transformers", "m", str(generation.out), 4, 0, 1)
+    generation.write(shard, report)
+
+    assert (report.units_unfinished, report.engine_errors, report.rejects_written) == (1, {"http 503": 1}, 0)
+    assert set(read_texts(generation.out)["id"]) == set(units) - {units[2]}, "not even its good sample is read"
+    assert set(Manifest.load(generation.out).finished_units(generation.settings_key)) == set(units) - {units[2]}
+    assert len(pd.read_parquet(Path(generation.out) / REJECTS_DIR)) == 0
+    todo, _, reused = Generation(cfg).plan()
+    assert reused == 3 and [list(s.units["unit"]) for s in todo] == [[units[2]]], "the rerun redoes exactly it"
 
 
 def test_changed_settings_change_the_shard_keys(gen_config):

@@ -49,12 +49,31 @@ def test_bertscore_row_scores_generated_text_with_an_independent_model(
     assert result["bertscore"]["unconditioned"] is None and "| bertscore |" in format_table(result)
 
 
-def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(trained_decoder, decoder_examples):
+def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(
+    trained_decoder, decoder_examples, monkeypatch
+):
+    """One fresh layout per abstract, of the others only; its embedding is recovered from where it is placed."""
+    from semcse.evaluation import decoder_eval
+
     decoder, _ = trained_decoder
+    laid_out: list[list[str]] = []
+
+    def layout(ids, embeddings, **settings):
+        laid_out.append(list(ids))
+        return real_layout(ids, embeddings, **settings)
+
+    real_layout = decoder_eval.layout
+    monkeypatch.setattr(decoder_eval, "layout", layout)  # the real layout, watched
     vectors = reconstruct(decoder_examples, perplexity=2.0, iterations=50, place_steps=20, explain_steps=20, seed=0)
+    ids = decoder_examples.ids
+    assert laid_out == [[j for j in ids if j != i] for i in ids], "each map holds every abstract but its own"
     assert vectors.shape == decoder_examples.embeddings.shape and np.isfinite(vectors).all()
+    assert not np.allclose(vectors, decoder_examples.embeddings), "recovered from the map, not copied"
+    again = reconstruct(decoder_examples, perplexity=2.0, iterations=50, place_steps=20, explain_steps=20, seed=0)
+    np.testing.assert_allclose(again, vectors, rtol=1e-5, atol=1e-6)
     result = run_decoder_suite(decoder, decoder_examples, reconstructed=vectors)
-    assert result["perplexity"]["reconstructed"] > 1.0
+    perplexity = result["perplexity"]
+    assert perplexity["reconstructed"] > perplexity["matching"], "a position is a lossy summary of an embedding"
 
 
 def test_derangement_has_no_fixed_point():

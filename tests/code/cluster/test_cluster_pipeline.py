@@ -52,8 +52,11 @@ def bucket(s3: S3) -> str:
 
 
 @pytest.fixture(scope="module")
-def inputs(s3: S3, bucket: str, tiny_encoder_dir: Path, tiny_causal_lm_dir: Path, tmp_path_factory) -> dict[str, str]:
-    """The corpus, the base encoder and the LM live in the bucket, as they would for a cluster."""
+def inputs(s3: S3, bucket: str, tiny_encoder_dir: Path, prompt_lm_dir: Path, tmp_path_factory) -> dict[str, str]:
+    """The corpus, the base encoder and the LM live in the bucket, as they would for a cluster.
+
+    The LM ends its answers with a period at the latest, so its summaries are kept (a random LM's are
+    all cut off by their budget and rejected, leaving nothing to train on)."""
     env = {**os.environ, **s3.env}
     base = f"s3://{bucket}/inputs"
     code = (
@@ -68,7 +71,7 @@ def inputs(s3: S3, bucket: str, tiny_encoder_dir: Path, tiny_causal_lm_dir: Path
         "lm": f"{base}/tiny-lm",
         "added": f"{base}/added.jsonl",
     }
-    pairs = [SAMPLE_CORPUS, uris["corpus"], tiny_encoder_dir, uris["encoder"], tiny_causal_lm_dir, uris["lm"]]
+    pairs = [SAMPLE_CORPUS, uris["corpus"], tiny_encoder_dir, uris["encoder"], prompt_lm_dir, uris["lm"]]
     pairs += [added, uris["added"]]
     subprocess.run([sys.executable, "-c", code, *map(str, pairs)], env=env, check=True, timeout=120)
     return uris

@@ -66,8 +66,12 @@ def test_save_references_the_base_lm_and_round_trips(plain, tmp_path, tiny_causa
 
 
 def test_decode_returns_one_text_per_embedding(plain):
-    texts = plain.decode(np.zeros((2, 8)), max_new_tokens=4, temperature=0)
-    assert len(texts) == 2 and all(isinstance(t, str) for t in texts)
+    """Row i of a batch is the text of embedding i: the same text it decodes to alone."""
+    embeddings = np.random.default_rng(2).normal(size=(3, 8)) * np.array([[1.0], [30.0], [-30.0]])
+    texts = plain.decode(embeddings, max_new_tokens=6, temperature=0)
+    assert len(texts) == 3 and all(texts)
+    assert texts == [plain.decode(row[None], max_new_tokens=6, temperature=0)[0] for row in embeddings]
+    assert len(set(texts)) > 1, "different embeddings, different texts"
 
 
 @pytest.mark.parametrize("bad", [np.zeros((2, 7)), np.zeros((2, 3, 8))])

@@ -80,6 +80,12 @@ def test_per_item_values_average_to_the_figures():
     assert metrics.true_ranks(queries, candidates[[1, 0, 2]]).tolist() == [2, 3, 1]
 
 
+def _entries(sims: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Square matrices (NaN: not judged; the diagonal never counts) as the per-pair entries the metrics take."""
+    rows, partners = np.nonzero(np.isfinite(judged) & ~np.eye(len(judged), dtype=bool))
+    return rows, sims[rows, partners], judged[rows, partners], len(judged)
+
+
 def test_rowwise_spearman_skips_constant_rows():
     nan = np.nan
     sims = np.array(
@@ -100,9 +106,32 @@ def test_rowwise_spearman_skips_constant_rows():
     )
     # row 2: d = (0, -0.5, 0.5) after centring ranks: x=(1,-1,0), y=(1,-.5,-.5) -> rho = 1.5/sqrt(2*1.5) = 0.866025
     expected = (1 + 1 + 1.5 / math.sqrt(2 * 1.5)) / 3
-    assert metrics.rowwise_spearman(sims, judged) == pytest.approx(expected)
+    assert metrics.rowwise_spearman(*_entries(sims, judged)) == pytest.approx(expected)
+    per_row = metrics.rowwise_spearmans(*_entries(sims, judged))
+    assert per_row[:3] == pytest.approx([1, 1, 1.5 / math.sqrt(2 * 1.5)]) and np.isnan(per_row[3])
     with pytest.raises(ValueError, match="constant"):
-        metrics.rowwise_spearman(sims, np.ones((4, 4)))
+        metrics.rowwise_spearman(*_entries(sims, np.ones((4, 4))))
+
+
+def test_rowwise_spearman_agrees_with_scipy_on_random_entries():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 30, 600)
+    sims, judged = rng.normal(size=600), rng.integers(1, 6, 600).astype(float)  # judged scores tie a lot
+    expected = [spearmanr(sims[rows == i], judged[rows == i]).statistic for i in range(30)]
+    assert metrics.rowwise_spearmans(rows, sims, judged, 31)[:30] == pytest.approx(expected)
+    assert np.isnan(metrics.rowwise_spearmans(rows, sims, judged, 31)[30]), "an item without entries"
+
+
+def test_pair_similarities_are_the_matrix_entries():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(20, 8))
+    rows, partners = rng.integers(0, 20, 50), rng.integers(0, 20, 50)
+    for similarity in ("cosine", "dot", "euclidean"):
+        full = metrics.similarity_matrix(vectors, vectors, similarity)
+        pairs = metrics.pair_similarities(vectors, rows, partners, similarity, chunk=7)
+        assert pairs == pytest.approx(full[rows, partners], abs=1e-6)
 
 
 def test_top_k_overlap_counts_ties_fractionally():
@@ -112,9 +141,10 @@ def test_top_k_overlap_counts_ties_fractionally():
     sims[0, 1:] = [0.9, 0.8, 0.2, 0.1]
     judged = np.full((5, 5), nan)
     judged[0, 1:] = [3, 1, 3, 1]  # judged top-2 = items 1, 3 exactly -> overlap 1/2
-    assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx(0.5)
+    assert metrics.top_k_overlap(*_entries(sims, judged), k=2) == pytest.approx(0.5)
     judged[0, 1:] = [3, 2, 2, 2]  # item 1 sure; one slot left for 3 tied items -> item 2 counts 1/3
-    assert metrics.top_k_overlap(sims, judged, k=2) == pytest.approx((1 + 1 / 3) / 2)
+    assert metrics.top_k_overlap(*_entries(sims, judged), k=2) == pytest.approx((1 + 1 / 3) / 2)
+    assert np.isnan(metrics.top_k_overlaps(*_entries(sims, judged), k=2)[1:]).all(), "no partners judged"
 
 
 def test_anisotropy_and_pca_curve():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 
 import numpy as np
@@ -43,7 +44,7 @@ def test_semantic_and_knn_through_the_cli(ray_cluster, tiny_encoder_dir, sample_
 
     semantic = pd.read_csv(out / "semantic" / "semantic.csv", index_col="model")
     assert list(semantic.index) == ["tiny", "tiny-cls"]
-    tasks = ["title_abstract", "half_half", "query_paper", "clustering", "overall"]
+    tasks = ["title_abstract", "half_half", "query_paper", "clustering", "overall", "improvement"]
     assert list(semantic.columns) == [c for t in tasks for c in (t, f"{t}_ci_low", f"{t}_ci_high")]
     test_papers = int(result.output.split("test split: ")[1].split(" of")[0])
     assert 5 <= test_papers < 40  # 30% of the 40 abstracts, give or take the hash
@@ -248,3 +249,88 @@ def test_judged_and_summary_aspects_fold_like_training():
     judged, folded = aspects.fold_aspects(judgements, summaries, merge)
     assert judged["aspect"].tolist() == ["hypothesis"]
     assert folded["kind"].tolist() == ["aspect:hypothesis", "aspect:species"]
+
+
+def test_aspects_suite_on_a_corpus_scores_judged_test_abstracts_only(ray_cluster, sample_records, tmp_path):
+    """Judgements and summaries reaching a training abstract are left out (and counted); it is never embedded."""
+    from semcse.data.generated import write_generated
+    from semcse.data.io import write_parquet
+    from semcse.data.split import split_of
+
+    cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.4", "evaluation.bootstrap=50"])
+    frame = pd.DataFrame(sample_records)[["id", "title", "abstract", "topic"]]
+    c = cfg.corpus
+    split = {i: split_of(i, c.val_fraction, c.test_fraction, c.split_seed) for i in frame["id"]}
+    test = [i for i in frame["id"] if split[i] == "test"]
+    planted = next(i for i in frame["id"] if split[i] == "train")
+    frame.loc[frame["id"] == planted, "abstract"] = f"{PLANTED}. " + frame.loc[frame["id"] == planted, "abstract"]
+    data = write_parquet(frame.drop(columns="topic"), tmp_path / "corpus.parquet")
+    topic = dict(zip(frame["id"], frame["topic"]))
+    pairs = [(a, b) for n, a in enumerate(test) for b in test[n + 1 :]] + [(test[0], planted), (planted, test[1])]
+    judged = pd.DataFrame(
+        {
+            "a": [a for a, _ in pairs],
+            "b": [b for _, b in pairs],
+            "aspect": "topic",
+            "score": [3 if topic[a] == topic[b] else 1 for a, b in pairs],
+        }
+    )
+    write_generated(tmp_path / "judgements", judged, {"task": "judgements"}, unit_column="a")
+    summaries = pd.DataFrame(
+        {
+            "id": [i for i in frame["id"] for _ in range(2)],
+            "kind": "aspect:topic",
+            "prompt_id": "topic",
+            "sample": [0, 1] * len(frame),
+            "text": [f"{PLANTED if i == planted else 'a summary of'} {i} {n}" for i in frame["id"] for n in range(2)],
+            "applicable": True,
+        }
+    )
+    write_generated(tmp_path / "texts", summaries, {"task": "aspects"})
+    evaluation = {"judgements": str(tmp_path / "judgements"), "texts": str(tmp_path / "texts")}
+    cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update=evaluation)})
+
+    result = aspects.run([ModelRef("refuses", RefusesPlanted())], data, cfg, tmp_path / "out")
+    assert -1 <= result.table.loc["refuses", "spearman:topic"] <= 1 and "mrr:topic" in result.table.columns
+    assert any(f"test split: {len(test)} of 40 rows" in note for note in result.notes)
+    assert any(note.startswith(f"2 of {len(pairs)} judgements left out") for note in result.notes)
+    assert any(f"{len(test)} judged abstracts" in note for note in result.notes)
+    # the same suite on the whole file (separate evaluation data) does embed it: the guard above can fail
+    everything = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "all"})})
+    with pytest.raises(Exception, match="training-split abstract"):
+        aspects.run([ModelRef("refuses", RefusesPlanted())], data, everything, tmp_path / "out-all")
+
+
+PEAK_RSS = """
+import json, resource, sys
+from semcse.config import load_config
+from semcse.embedding import ModelRef
+from semcse.evaluation import aspects
+corpus, judgements, texts, model, out = sys.argv[1:]
+cfg = load_config(overrides=["tracking.enabled=false", "evaluation.bootstrap=200", "evaluation.plots=false",
+                             f"evaluation.judgements={judgements}", f"evaluation.texts={texts}"])
+result = aspects.run([ModelRef.parse(f"tiny={model}")], corpus, cfg, out)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"peak": peak, "spearman": result.table.loc["tiny", "spearman:topic"], "notes": result.notes}))
+"""
+
+
+@pytest.mark.slow
+def test_aspects_suite_on_40k_abstracts_stays_within_2_gib(ray_cluster, tiny_encoder_dir, tmp_path):
+    """The old suite built [n, n] float64 matrices over the whole corpus: 12.8 GB each at 40k abstracts."""
+    import subprocess
+
+    import ray
+
+    from tests.fixtures.evaluation import write_judged_corpus
+    from tests.paths import REPO
+
+    data = write_judged_corpus(tmp_path / "data", rows=40_000)
+    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address, "PYTHONPATH": str(REPO)}
+    args = [str(data.corpus), str(data.judgements), str(data.texts), str(tiny_encoder_dir), str(tmp_path / "out")]
+    done = subprocess.run([sys.executable, "-c", PEAK_RSS, *args], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["peak"] < 2 * 1024**3, f"peak RSS {figures['peak'] / 1024**3:.2f} GiB"
+    assert any(f"{len(data.test_ids)} judged abstracts" in note for note in figures["notes"]), figures["notes"]
+    assert -1 <= figures["spearman"] <= 1

@@ -90,3 +90,25 @@ def test_interval_table_and_percentiles():
     assert np.isnan(percentile_interval(np.array([np.nan, np.nan]))[0])
     table = interval_table({"model": {"m": estimate}})
     assert table.loc["model"].to_dict() == pytest.approx({"m_ci_low": 0.025, "m_ci_high": 0.975})
+
+
+def test_tasks_over_the_same_papers_are_resampled_together():
+    """A figure that combines tasks needs each draw's tasks scored on the same papers."""
+    rng = np.random.default_rng(4)
+    papers = [f"p{i}" for i in range(300)]
+    hard = rng.normal(0.0, 1.0, 300)  # how hard each paper is, shared by both tasks
+    joint = Bootstrap(500, seed=1, units=papers)
+    first = joint.mean("title_abstract", hard, units=papers)
+    second = joint.mean("half_half", hard + 1.0, units=papers)
+    assert second.replicates - first.replicates == pytest.approx(np.ones(500)), "the same papers in each draw"
+    apart = Bootstrap(500, seed=1)
+    spread = apart.mean("half_half", hard + 1.0).replicates - apart.mean("title_abstract", hard).replicates
+    assert np.std(spread) > 0.05, "drawn task by task, the two tasks see different papers"
+    # a task covering some of the papers is the mean over the drawn papers it has, NaN papers left out
+    some = joint.mean("query_paper", np.r_[hard[:100], np.nan], units=[*papers[:100], papers[150]])
+    assert some.value == pytest.approx(hard[:100].mean()) and np.isfinite(some.replicates).all()
+    assert Bootstrap(500, seed=1, units=papers).mean("x", hard, units=papers).replicates == pytest.approx(
+        first.replicates
+    ), "the same draws for every model"
+    with pytest.raises(ValueError, match="does not resample"):
+        joint.mean("x", np.ones(1), units=["stranger"])

@@ -102,14 +102,14 @@ def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
     tokenizer._tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", bos)])
     tokenizer.chat_template = "{{ bos_token }}" + CHAT_TEMPLATE
     tokenizer.save_pretrained(tmp_path)
-    chat = {"chat": True, "system": "Be brief.", "prompt": "Summarise the abstract."}
-    plain = {"chat": False, "system": "", "prompt": "In summary, this paper"}
+    chat = {"chat": True, "system": "Be brief.", "prompt": "Summarise the abstract.", "seed": 3}
+    plain = {"chat": False, "system": "", "prompt": "In summary, this paper", "seed": 3}
     templated = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False)
     assert tokenizer(templated)["input_ids"][:2] == [bos, bos], "what templating then tokenizing again gives"
     for row in (chat, plain):
         request = vllm_input(row, {"max_tokens": 8}, str(tmp_path))
         assert request["tokenized_prompt"][0] == bos and request["tokenized_prompt"].count(bos) == 1, row
-        assert request["sampling_params"] == {"max_tokens": 8}
+        assert request["sampling_params"] == {"max_tokens": 8, "seed": 3}
     assert "Summarise the abstract." in vllm_input(chat, {}, str(tmp_path))["prompt"]
 
 
@@ -120,7 +120,7 @@ def test_generate_help_states_the_token_budget_of_each_task():
 
     result = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
-    for budget in ("summaries 48", "queries 64", "aspects 128", "judgements 384"):
+    for budget in ("summaries 96", "queries 64", "aspects 128", "judgements 384"):
         assert budget in " ".join(result.output.split())
 
 
@@ -130,10 +130,33 @@ def test_each_task_has_its_own_token_budget_unless_one_is_set():
     from semcse.config import GenerationConfig
 
     assert GenerationConfig(task="judgements").new_tokens == 384
-    assert GenerationConfig(task="summaries").new_tokens == 48
+    assert GenerationConfig(task="summaries").new_tokens == 96, "the paper's run config: 48 cut summaries off"
     assert GenerationConfig(task="judgements", max_new_tokens=100).new_tokens == 100
     with pytest.raises(ValueError, match="384 for task judgements.*max_model_len"):
         GenerationConfig(task="judgements", max_model_len=300)
+
+
+def test_each_task_samples_at_its_own_temperature_unless_one_is_set():
+    from semcse.config import GenerationConfig
+
+    assert GenerationConfig(task="judgements").sampling_temperature == 0.2, "a judge samples cold"
+    assert GenerationConfig(task="summaries").sampling_temperature == 0.8
+    assert GenerationConfig(task="judgements", temperature=0.7).sampling_temperature == 0.7
+    # one run config: aspect summaries sampled hot, their judgements cold
+    per_task = {"temperature": 0.7, "task_temperature": {"judgements": 0.1}}
+    assert GenerationConfig(task="aspects", **per_task).sampling_temperature == 0.7
+    assert GenerationConfig(task="judgements", **per_task).sampling_temperature == 0.1
+    with pytest.raises(ValueError, match="task_temperature"):
+        GenerationConfig(task_temperature={"essays": 0.1})
+
+
+def test_engines_batch_what_their_hardware_wants_unless_told():
+    from semcse.config import GenerationConfig
+
+    assert GenerationConfig(engine="vllm").rows_per_batch == 64, "x 8 batches in flight: twice vLLM's 256 sequences"
+    assert GenerationConfig(engine="transformers").rows_per_batch == 8
+    assert GenerationConfig(engine="http").rows_per_batch == 32, "a full window of requests in flight"
+    assert GenerationConfig(engine="vllm", batch_size=128).rows_per_batch == 128
 
 
 def test_json_answers_are_constrained_to_their_schema_on_vllm_and_http():

@@ -1,8 +1,9 @@
-"""The http engine (ray.data.llm HttpRequestProcessor) against a real OpenAI-compatible server on loopback.
+"""The http engine against a real OpenAI-compatible server on loopback.
 
 The server gives canned, deterministic answers keyed on the prompt, chosen to exercise parsing:
 fenced JSON, "Not applicable.", an answer that is garbage the first time and valid on retry, and
-one that is always garbage (rejected with its raw output after the retries).
+one that is always garbage (rejected with its raw output after the retries); other routes fail
+(an outage that ends, errors of every kind) or cut answers off at their token budget.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from semcse.config import DEFAULT_SUMMARY_PROMPTS
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
+from semcse.generation.pipeline import Generation
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
@@ -46,15 +48,20 @@ def canned_chat(prompt: str, seen: int) -> str:
     return GARBAGE
 
 
+CUT_OFF = " the soil effects of invasive plants on the"
+
+
 def build_app():
     app = FastAPI()
     calls: Counter = Counter()
     app.state.calls = calls
+    app.state.bodies = []
+    app.state.outage = True
 
-    def response(texts: list[str], chat: bool, prompt: str) -> dict:
+    def response(texts: list[str], chat: bool, prompt: str, finish: str = "stop") -> dict:
         key = "message" if chat else "text"
         choices = [
-            {"index": i, key: {"role": "assistant", "content": t} if chat else t, "finish_reason": "stop"}
+            {"index": i, key: {"role": "assistant", "content": t} if chat else t, "finish_reason": finish}
             for i, t in enumerate(texts)
         ]
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": 7 * len(texts)}
@@ -73,6 +80,7 @@ def build_app():
     @app.post("/v1/completions")
     async def completions(request: Request) -> dict:
         body = await request.json()
+        app.state.bodies.append(body)
         calls["completions"] += 1
         calls[f"stop={body.get('stop')} max_tokens={body.get('max_tokens')}"] += 1
         return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
@@ -98,10 +106,31 @@ def build_app():
             return PlainTextResponse("<html>proxy error</html>", status_code=200)
         return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
 
+    @app.post("/flaky/v1/completions")
+    async def flaky(request: Request):
+        """During the outage, 30% of prompts (by a hash, so their retries fail too) get a 503; then it recovers."""
+        body = await request.json()
+        down = app.state.outage and zlib.crc32(body["prompt"].encode()) % 10 < 3
+        calls[f"flaky:{'503' if down else 'ok'}"] += 1
+        if down:
+            return PlainTextResponse("model server overloaded", status_code=503)
+        return response([CONTINUATION] * int(body.get("n", 1)), False, body["prompt"])
+
+    @app.post("/cutoff/v1/completions")
+    async def cutoff(request: Request) -> dict:
+        """Half the prompts (by a hash) answer with a continuation cut off by `max_tokens` mid-sentence."""
+        body = await request.json()
+        n = int(body.get("n", 1))
+        if zlib.crc32(body["prompt"].encode()) % 2:
+            calls["cutoff:length"] += 1
+            return response([CUT_OFF] * n, False, body["prompt"], finish="length")
+        calls["cutoff:stop"] += 1
+        return response([CONTINUATION] * n, False, body["prompt"])
+
     return app
 
 
-FATES = ("500", "400", "garbage", "ok")
+FATES = ("500", "400", "garbage", "ok", "ok", "ok")  # half the prompts answer, so some units finish
 
 
 def served_summaries(base_url: str, route: str, tokenizer: Path) -> list[str]:
@@ -117,13 +146,18 @@ def served_summaries(base_url: str, route: str, tokenizer: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def openai_server() -> Iterator[tuple[str, Counter]]:
+def openai_app() -> FastAPI:
+    return build_app()
+
+
+@pytest.fixture(scope="module")
+def openai_server(openai_app) -> Iterator[tuple[str, Counter]]:
     import uvicorn
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    app = build_app()
+    app = openai_app
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -174,9 +208,10 @@ def test_http_aspects_parse_retry_and_reject(ray_cluster, gen_config, openai_ser
 
 
 @pytest.mark.slow
-def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, prompt_lm_dir):
+def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, openai_app, prompt_lm_dir, tmp_path):
     base_url, calls = openai_server
     before = calls["completions"]
+    openai_app.state.bodies.clear()
     cfg = gen_config(*served_summaries(base_url, "", prompt_lm_dir))
     report = run_generation(cfg)
     rows = assert_complete(Path(cfg.generation.out), ["id", "prompt_id", "sample"], 4 * 2 * 2, TEXTS_SCHEMA)
@@ -185,11 +220,41 @@ def test_http_summaries_use_completions(ray_cluster, gen_config, openai_server, 
     assert calls["completions"] - before == 4 * 2, "one request per prompt carries all its samples"
     assert calls["stop=['\\n'] max_tokens=12"] == 4 * 2, "a continuation stops at the end of its line"
     assert report.exact_token_counts and report.metrics["truncated_units"] == 4
+    bodies = openai_app.state.bodies
+    assert {b["temperature"] for b in bodies} == {0.8}, "the summaries task's own temperature"
+    seeds = [b["seed"] for b in bodies]
+    assert all(isinstance(seed, int) for seed in seeds) and len(set(seeds)) == 4 * 2, "a seed per request"
+    # generation.seed reaches the server: the same seed asks for the same samples, another seed for others
+    flags = [*served_summaries(base_url, "", prompt_lm_dir), f"generation.out={tmp_path / 'planned'}"]
+    again = {b["prompt"]: b["seed"] for b in _requests_of(gen_config(*flags))}
+    assert again == {b["prompt"]: b["seed"] for b in bodies}
+    assert not set(seeds) & {b["seed"] for b in _requests_of(gen_config(*flags, "generation.seed=1"))}
+
+
+def _requests_of(cfg) -> list[dict]:
+    """The request bodies of a run's first round, built as the engine builds them (nothing is sent)."""
+    import pandas as pd
+
+    from semcse.generation.engines import sampling_params
+    from semcse.generation.http_engine import request_body
+    from semcse.generation.pipeline import Generation
+    from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
+
+    generation = Generation(cfg)
+    shards, _, _ = generation.plan()
+    units = pd.concat([s.units.assign(**{SHARD: s.key, ONLY: "", ROUND: 0}) for s in shards])
+    gen = generation.gen
+    rows = build_requests(units, generation.task, generation.tokenizer, gen.max_model_len - gen.new_tokens, gen.seed)
+    sampling = sampling_params(gen, generation.task)
+    return [request_body(row, gen.model, sampling) for row in rows.to_dict("records")]
 
 
 @pytest.mark.slow
-def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_config, openai_server, prompt_lm_dir):
-    """500s (retried, then given up), 400s, non-JSON bodies: each sample ends as a row or a reject with its reason."""
+def test_engine_failures_leave_their_units_unfinished_and_the_run_goes_on(
+    ray_cluster, gen_config, openai_server, prompt_lm_dir
+):
+    """500s (retried, then given up), 400s, non-JSON bodies: no verdict on a unit, so it is neither written nor
+    rejected; the other units are written, and the causes are counted."""
     base_url, calls = openai_server
     cfg = gen_config(
         *served_summaries(base_url, "faulty", prompt_lm_dir),
@@ -199,19 +264,80 @@ def test_http_failures_are_quarantined_and_the_run_goes_on(ray_cluster, gen_conf
     )
     report = run_generation(cfg)
     out = Path(cfg.generation.out)
-    rows = assert_complete(out, ["id", "prompt_id", "sample"], 8 * 2 * 2, TEXTS_SCHEMA)
-    _, rejects = outputs(out)
+    rows, rejects = outputs(out)
     fates = {fate: calls[f"faulty:{fate}"] for fate in FATES}
     assert all(fates.values()), f"every kind of answer was exercised: {fates}"
     assert fates["500"] % 3 == 0, "a 500 is retried twice before the request is given up"
-    assert len(rows) == 2 * fates["ok"] and set(rows["text"]) == {"the soil effects of invasive plants."}
-    reasons = Counter(
-        r.split(":")[1].strip().split(" ")[0] if "gave up" not in r else "500" for r in rejects["reason"]
+    failed_requests = fates["500"] // 3 + fates["400"] + fates["garbage"]
+    assert report.engine_errors == {
+        "http 500": 2 * (fates["500"] // 3),
+        "http 400": 2 * fates["400"],
+        "http 200, not JSON": 2 * fates["garbage"],
+    }, "every failed sample is counted by its cause"
+    finished = rows["id"].nunique()
+    assert 0 < finished < 8 and report.units_unfinished == 8 - finished
+    assert len(rows) == finished * 2 * 2 and set(rows["text"]) == {"the soil effects of invasive plants."}
+    assert len(rejects) == 0 and report.rejects_written == 0, "an engine failure is not a verdict on the unit"
+    assert report.metrics["count.ok"] == len(rows) and 2 * (fates["ok"] + failed_requests) == 8 * 2 * 2
+    again = Generation(cfg).plan()
+    assert again[1:] == (8, finished) and sum(len(s.units) for s in again[0]) == 8 - finished
+
+
+@pytest.mark.slow
+def test_an_outage_costs_a_rerun_never_data(ray_cluster, gen_config, openai_server, openai_app, prompt_lm_dir):
+    """30% of requests fail until the server recovers; the rerun generates exactly the units left unfinished."""
+    from semcse.data.generated import read_texts
+
+    base_url, calls = openai_server
+    cfg = gen_config(
+        *served_summaries(base_url, "flaky", prompt_lm_dir),
+        "generation.http.max_retries=1",
+        "generation.http.backoff_s=0",
+        "generation.limit=10",
     )
-    assert reasons == {"500": 2 * fates["500"] // 3, "http": 2 * (fates["400"] + fates["garbage"])}
-    assert any("http 400: " in r and "prompt too long" in r for r in rejects["reason"])
-    assert any("not JSON" in r and "proxy error" in r for r in rejects["reason"])
-    assert report.metrics["count.rejected"] == len(rejects) and report.metrics["count.ok"] == len(rows)
+    openai_app.state.outage = True
+    during = run_generation(cfg)
+    assert calls["flaky:503"] > 0 and calls["flaky:ok"] > 0
+    written = read_texts(cfg.generation.out)
+    assert 0 < during.units_unfinished < 10 and written["id"].nunique() == 10 - during.units_unfinished
+    assert set(during.engine_errors) == {"http 503"} and during.rejects_written == 0
+
+    openai_app.state.outage = False
+    after = run_generation(cfg)
+    assert (after.units, after.units_reused, after.units_unfinished) == (during.units_unfinished, 10 - after.units, 0)
+    texts = read_texts(cfg.generation.out)  # refuses duplicated rows itself; checked here in so many words too
+    assert texts["id"].nunique() == 10 and len(texts) == 10 * 2 * 2
+    assert not texts.duplicated(["id", "prompt_id", "sample"]).any()
+    assert (texts.groupby("id").size() == 2 * 2).all(), "every unit has all its rows"
+
+
+@pytest.mark.slow
+def test_summaries_cut_off_by_their_budget_are_rejected_and_counted(
+    ray_cluster, gen_config, openai_server, prompt_lm_dir
+):
+    from semcse.data.generated import read_texts
+
+    base_url, calls = openai_server
+    cfg = gen_config(*served_summaries(base_url, "cutoff", prompt_lm_dir), "generation.limit=8")
+    report = run_generation(cfg)
+    rows, rejects = outputs(Path(cfg.generation.out))
+    assert calls["cutoff:length"] > 0 and calls["cutoff:stop"] > 0
+    assert len(rejects) == 2 * calls["cutoff:length"] and set(rejects["raw"]) == {CUT_OFF}
+    assert rejects["reason"].str.startswith("cut off:").all()
+    assert report.reject_reasons == {"cut off": len(rejects)} and report.metrics["rejected.cut off"] == len(rejects)
+    assert len(rows) == 2 * calls["cutoff:stop"] and set(rows["text"]) == {"the soil effects of invasive plants."}
+
+    # rejects are final: a rerun has nothing to do, unless it asks to retry them (`--retry-rejects`)
+    assert run_generation(cfg).units == 0
+    retried = run_generation(
+        gen_config(
+            *served_summaries(base_url, "cutoff", prompt_lm_dir), "generation.limit=8", "generation.retry_rejects=true"
+        )
+    )
+    rejected = rejects["id"].nunique()
+    assert (retried.units, retried.units_reused) == (rejected, 8 - rejected)
+    texts = read_texts(cfg.generation.out)
+    assert len(texts) == len(rows) and not texts.duplicated(["id", "prompt_id", "sample"]).any()
 
 
 @pytest.mark.slow

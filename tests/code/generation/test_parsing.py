@@ -37,6 +37,15 @@ def test_continuation_without_words_is_invalid():
     assert parse_continuation("\n\n").status == "invalid"
 
 
+def test_a_continuation_cut_off_by_its_budget_is_a_summary_only_if_its_sentence_ended():
+    cut = parse_continuation(" the effects of knotweed on soil microbes and the", cut_off=True)
+    assert cut.status == "invalid" and cut.reason.startswith("cut off:")
+    ended = parse_continuation(" the effects of knotweed on soil microbes. We also found", cut_off=True)
+    assert ended == parse_continuation(" the effects of knotweed on soil microbes.")
+    # a line the model ended itself (stopped at "\n", not by the budget) is kept as written
+    assert parse_continuation(" the effects of knotweed on soil microbes").status == "ok"
+
+
 @pytest.mark.parametrize(
     ("raw", "status", "text"),
     [

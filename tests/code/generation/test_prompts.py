@@ -116,3 +116,30 @@ def test_judgement_pairs_are_drawn_among_abstracts_where_the_aspect_applies(samp
     anywhere = build_task(load_config(overrides=overrides).generation).units(corpus)
     assert len(anywhere) == 6 and {i for u in anywhere["unit"] for i in u.split("\t")} - set(ids[0:10:2])
     assert load_config().generation.judgement_abstracts == 250, "the paper's sample size"
+
+
+def test_judgement_pairs_are_drawn_from_the_test_split_only(sample_records):
+    import pandas as pd
+
+    from semcse.data.split import frame_splits
+
+    cfg = load_config(
+        overrides=[
+            "generation.task=judgements",
+            "generation.aspect_pack=invasion_biology",
+            "generation.judgement_aspect=species",
+            "generation.judgement_abstracts=5",
+            "corpus.test_fraction=0.3",
+        ]
+    )
+    corpus = pd.DataFrame(sample_records)[["id", "title", "abstract"]]
+    splits = frame_splits(corpus, cfg.corpus)
+    test = set(corpus["id"][(splits == "test").to_numpy()])
+    units = build_task(cfg.generation).units(corpus, splits)
+    judged = {i for unit in units["unit"] for i in unit.split("\t")}
+    assert judged <= test and len(judged) == 5 and len(test) > 5
+    everywhere = build_task(cfg.generation).units(corpus)
+    assert {i for unit in everywhere["unit"] for i in unit.split("\t")} - test, "the guard above can fail"
+    none = splits.where(splits != "test", "train")
+    with pytest.raises(ConfigError, match="0 candidate .test-split. abstracts"):
+        build_task(cfg.generation).units(corpus, none)

@@ -38,13 +38,23 @@ def cli_map(tmp_path_factory, sample_corpus_path, tiny_encoder_dir):
     return out
 
 
-def test_place_and_render(cli_map, tiny_encoder_dir, tmp_path):
+def test_place_and_render(cli_map, tiny_encoder_dir, sample_records, tmp_path):
+    """A paper's own abstract (what `layout` embedded) is placed on its own point; the coordinates are printed."""
+    import re
+
+    import numpy as np
+
+    from semcse.maps import SemanticMap
+
+    own = sample_records[5]["abstract"]
     result = runner.invoke(
         app,
         [
             "map",
             "place",
             str(cli_map),
+            "--text",
+            own,
             "--text",
             "Rats on islands and seabirds",
             "--encoder",
@@ -55,11 +65,21 @@ def test_place_and_render(cli_map, tiny_encoder_dir, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "Rats on islands" in result.output and (tmp_path / "placed.png").is_file()
+    printed = [tuple(map(float, m)) for m in re.findall(r"^\((-?[\d.]+), (-?[\d.]+)\)", result.output, re.MULTILINE)]
+    assert len(printed) == 2
+    saved = SemanticMap.load(cli_map)
+    distances = np.linalg.norm(saved.coords - printed[0], axis=1)
+    assert saved.ids[int(np.argmin(distances))] == sample_records[5]["id"], "placed on its own point"
+    spacing = np.median(np.sort(np.linalg.norm(saved.coords[:, None] - saved.coords[None], axis=2), axis=1)[:, 1])
+    assert distances.min() < spacing
+    assert np.isfinite(saved.coords).all() and len(saved) == len(sample_records)
     result = runner.invoke(app, ["map", "render", str(cli_map), "--out", str(tmp_path / "map.png")])
     assert result.exit_code == 0 and (tmp_path / "map.png").stat().st_size > 1000
 
 
 def test_explain_decodes_a_position_and_refuses_far_points(cli_map, tiny_causal_lm_dir, tmp_path):
+    import numpy as np
+
     from semcse.maps import SemanticMap
     from semcse.models.decoder import EmbeddingDecoder
 
@@ -77,6 +97,14 @@ def test_explain_decodes_a_position_and_refuses_far_points(cli_map, tiny_causal_
     result = runner.invoke(app, [*args, "--x", str(x), "--y", str(y)])
     assert result.exit_code == 0, result.output
     assert "embedding:" in result.output
+    # the embedding explain decodes is one that the map places back where it was asked for
+    semantic_map = SemanticMap.load(cli_map)
+    explained = semantic_map.explain((x, y), steps=100, margin=0.1)
+    back = semantic_map.place(explained, steps=100)[0]
+    spacing = np.median(
+        np.sort(np.linalg.norm(semantic_map.coords[:, None] - semantic_map.coords[None], axis=2))[:, 1]
+    )
+    assert np.linalg.norm(back - [x, y]) < spacing, (back, (x, y))
     result = runner.invoke(app, [*args, "--x", "1e6", "--y", "0"])
     assert result.exit_code == 2 and "far outside the map" in result.output
 

@@ -101,7 +101,8 @@ def test_aspects_suite_runs_on_the_distilled_model(trained: dict, multi_data: di
     cfg = cfg.model_copy(
         update={
             "evaluation": cfg.evaluation.model_copy(
-                update={"judgements": str(multi_data["judgements"]), "texts": str(multi_data["texts"])}
+                # this corpus has no test split (test_fraction 0): its validation abstracts are the held-out ones
+                update={"judgements": str(multi_data["judgements"]), "texts": str(multi_data["texts"]), "split": "val"}
             )
         }
     )

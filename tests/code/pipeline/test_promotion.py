@@ -107,3 +107,61 @@ def test_a_guard_the_evaluation_did_not_compute_is_said_not_checked(registered, 
         f"not checked: {', '.join(unchecked)} (the evaluation computed no such column: a suite that "
         "did not run, or a corpus without labels); promotion goes by the guards that were"
     ]
+
+
+def _semantic_rows(models: dict[str, dict[str, np.ndarray]]) -> dict:
+    """Each model's per-paper figures on every task, resampled jointly over the same 300 papers."""
+    papers = [f"p{i}" for i in range(len(RANKS))]
+    bootstrap = Bootstrap(1000, units=papers)
+    return {
+        name: {task: bootstrap.mean(task, values, units=papers) for task, values in tasks.items()}
+        for name, tasks in models.items()
+    }
+
+
+def test_the_promotion_metric_means_the_same_whatever_else_is_in_the_table():
+    """`overall` ranks a table; `improvement` (mean log-ratio against the base) does not move with the table."""
+    from semcse.evaluation.semantic import improvement_estimates, overall_estimates
+
+    lower = {"title_abstract", "half_half"}
+    jitter = np.random.default_rng(3).normal(0, 2, len(RANKS))
+    base = {"title_abstract": RANKS + 6, "half_half": RANKS + 9}
+    trained = {"title_abstract": RANKS, "half_half": RANKS + 1 + jitter}
+    champion = {"title_abstract": RANKS + 3, "half_half": RANKS + 0.5}
+    pair = _semantic_rows({"base": base, "trained": trained})
+    trio = _semantic_rows({"base": base, "trained": trained, "champion": champion})
+    # the paper's overall: with two models, trained wins both tasks and scores 1; a champion better on one task
+    # beside it changes that
+    assert overall_estimates(pair, lower)["trained"].value == 1.0
+    assert overall_estimates(trio, lower)["trained"].value != overall_estimates(pair, lower)["trained"].value
+    # improvement: the trained model's figure and interval are the same with or without the champion
+    alone, beside = improvement_estimates(pair, lower)["trained"], improvement_estimates(trio, lower)["trained"]
+    assert alone.value == beside.value and np.array_equal(alone.replicates, beside.replicates)
+    # and trained − champion on it does not depend on the base model's figures at all
+    worse_base = _semantic_rows(
+        {"base": {t: v * 3 for t, v in base.items()}, "trained": trained, "champion": champion}
+    )
+    differences = [
+        paired_difference(
+            {m: {"i": e} for m, e in improvement_estimates(rows, lower).items()},
+            "trained",
+            "champion",
+            "i",
+            higher_is_better=True,
+        )
+        for rows in (trio, worse_base)
+    ]
+    assert differences[0].difference == pytest.approx(differences[1].difference)
+    assert (differences[0].low, differences[0].high) == pytest.approx((differences[1].low, differences[1].high))
+    assert improvement_estimates(trio, lower)["base"].value == 0.0
+
+
+@pytest.mark.parametrize("metric", ["semantic:overall", "knn:overall"])
+def test_overall_is_refused_as_a_promotion_metric_or_guard(metric):
+    from semcse.config import ConfigError
+
+    with pytest.raises(ConfigError, match="normalises each task across the models in the table"):
+        load_config(overrides=[f"pipeline.metric={metric}"])
+    with pytest.raises(ConfigError, match="semantic:improvement"):
+        load_config(overrides=[f"pipeline.guards=[{metric}]"])
+    assert load_config("semcse-paper").pipeline.metric == "semantic:improvement"

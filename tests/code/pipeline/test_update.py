@@ -43,8 +43,11 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, tiny_causal_lm_dir, sample_records):
-    """A run built on 34 abstracts: tiny LM summaries, crops training, semantic evaluation, index and map."""
+def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, prompt_lm_dir, sample_records):
+    """A run built on 34 abstracts: tiny LM summaries, crops training, semantic evaluation, index and map.
+
+    The LM is the one that ends its answers with a period at the latest: a random LM's summaries are
+    all cut off by their budget, and rejected."""
     work = tmp_path_factory.mktemp("living")
     corpus = _jsonl(work / "base.jsonl", sample_records[:BASE])
     config = write_config(
@@ -53,7 +56,7 @@ def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, tiny_ca
         mlflow_store,
         corpus={"path": str(corpus)},
         generation={
-            "model": str(tiny_causal_lm_dir),
+            "model": str(prompt_lm_dir),
             "prompts": ["In summary, our research is concerned with"],
             "samples_per_prompt": 1,
             "max_new_tokens": 8,

@@ -143,20 +143,22 @@ def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path,
 
 
 def test_evaluations_come_every_n_steps_or_every_n_minutes_and_at_the_end() -> None:
-    import time
-
     import torch.distributed as dist
 
     from semcse.training.loop import EvaluationClock
 
     by_steps = EvaluationClock(TrainingConfig(eval_every=5, max_steps=12), "cpu", dist)
     assert [step for step in range(1, 13) if by_steps.due(step, 0)] == [5, 10, 12]
-    by_time = EvaluationClock(TrainingConfig(eval_every=1, eval_every_minutes=0.01, max_steps=100), "cpu", dist)
+    now = [1000.0]
+    settings = TrainingConfig(eval_every=1, eval_every_minutes=0.5, max_steps=100)
+    by_time = EvaluationClock(settings, "cpu", dist, clock=lambda: now[0])
     assert not by_time.due(1, 0)  # eval_every=1 is ignored when a time is set
-    time.sleep(0.7)
-    assert by_time.due(2, 0)
+    now[0] += 29.9
+    assert not by_time.due(2, 0)
+    now[0] += 0.1
+    assert by_time.due(3, 0), "30 s after the last evaluation"
     by_time.restart()
-    assert not by_time.due(3, 0) and by_time.due(100, 0)
+    assert not by_time.due(4, 0) and by_time.due(100, 0), "a restarted clock waits again; the last step is always due"
 
 
 def test_training_never_sees_the_test_rows_of_a_corpus_split_column(
