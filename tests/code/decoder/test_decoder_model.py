@@ -15,6 +15,7 @@ pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
 @pytest.fixture(scope="module")
 def plain(tiny_causal_lm_dir):
+    torch.manual_seed(0)  # the mapping's random init: the same untrained decoder whichever tests ran before
     return EmbeddingDecoder.create(tiny_causal_lm_dir, 8, hidden_dim=16)
 
 
@@ -71,7 +72,9 @@ def test_decode_returns_one_text_per_embedding(plain):
     texts = plain.decode(embeddings, max_new_tokens=6, temperature=0)
     assert len(texts) == 3 and all(texts)
     assert texts == [plain.decode(row[None], max_new_tokens=6, temperature=0)[0] for row in embeddings]
-    assert len(set(texts)) > 1, "different embeddings, different texts"
+    # an untrained decoder may greedily write the same tokens for every row; what must differ is what it conditions
+    # on: the same text is more or less likely under each embedding
+    assert len(set(np.round(plain.perplexity(embeddings, [texts[0]] * 3), 6))) == 3, "each row sees its embedding"
 
 
 @pytest.mark.parametrize("bad", [np.zeros((2, 7)), np.zeros((2, 3, 8))])
