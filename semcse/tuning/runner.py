@@ -134,7 +134,19 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
         paths = write_table(ablation, results_dir, study.metric, study.name)
         for path in paths.values():
             parent.log_artifact(path, "ablation")
-        winner = _test_the_winner(study, base, ablation, spec, storage.join(results_dir, "test")) or None
+        unfinished = len(grid) - grid.num_terminated - grid.num_errors
+        if unfinished:  # interrupted (Ctrl-C, a stopped job): a winner among some trials is not the study's
+            log.info(
+                "%s: %d of %d trials unfinished; rerun the same command to resume them (finished trials are "
+                "kept), and the winner is tested on the test split once every trial has finished",
+                study.name,
+                unfinished,
+                len(grid),
+                extra=TUNE,
+            )
+            winner = None
+        else:
+            winner = _test_the_winner(study, base, ablation, spec, storage.join(results_dir, "test")) or None
         if winner:
             parent.log_artifact(winner["report"], "test")
     return StudyResult(
