@@ -26,12 +26,12 @@ def minilm_dir() -> Path:
 
 
 def ohsumed_split(split: str, limit: int | None = None) -> pd.DataFrame:
-    """Rows of one split (a seeded sample of `limit`), or exit with a message when the shared data is absent.
+    """Rows of one split (a seeded sample of `limit`), or exit with a message when the real corpora are absent.
 
     A sample, not the first rows: the file is sorted by label, so its head would hold a handful of classes.
     """
     if not OHSUMED.is_file():
-        print(f"skipped: {OHSUMED} not found (the shared data set is not available here)")
+        print(f"skipped: {OHSUMED} not found (set SEMCSE_DATA to the real corpora: docs/DATA.md)")
         sys.exit(0)
     frame = pd.read_parquet(OHSUMED)
     frame = frame[frame["split"] == split].reset_index(drop=True)

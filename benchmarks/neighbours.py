@@ -7,7 +7,7 @@ float32 = 1.5 GB); queries are limited to 200 so brute force stays affordable. Q
 the best of 3 calls, so a first call's thread start-up is not charged to either side.
 
     .venv/bin/python benchmarks/neighbours.py [--sizes 10000 100000 1000000] [--queries 200]
-    .venv/bin/python benchmarks/neighbours.py --real ../shared/data/cs_papers.parquet --max-length 64
+    .venv/bin/python benchmarks/neighbours.py --real "$SEMCSE_DATA/cs_papers.parquet" --max-length 64
 
 `--real` replaces the random vectors by all-MiniLM-L6-v2 embeddings of a corpus (title + abstract,
 cut to `--max-length` tokens to keep embedding affordable on a laptop; cached next to the corpus

@@ -19,8 +19,9 @@ Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initi
 (`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
 same data and budget, for each seed, scored by `knn` next to its random start, with intervals.
 
-Raw results go to benchmarks/results/quality-<part>-<commit>.json. Skips with a message when
-../shared/data is absent. Not a test: figures depend on the machine and take long on 2 cores.
+Raw results go to benchmarks/results/quality-<part>-<commit>.json. Skips with a message when the
+real corpora ($SEMCSE_DATA, docs/DATA.md) are absent. Not a test: figures depend on the machine and
+take long on 2 cores.
 
     .venv/bin/python benchmarks/quality.py --part recipes --seeds 0 1 2 --steps 150
     .venv/bin/python benchmarks/quality.py --part scratch --seeds 0 1 2

@@ -34,7 +34,7 @@ app = typer.Typer(
     name="semcse",
     help="Semantic, multifaceted and decodable embeddings of scientific abstracts, on Ray.",
     no_args_is_help=True,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
 )
 corpus_app = typer.Typer(help="Validate and describe a corpus (Parquet, JSONL or CSV; a file or a directory).")
@@ -420,7 +420,7 @@ def generate(
 def train_command(
     pairs: Annotated[
         str | None,
-        typer.Option("--pairs", help="semcse | summaries | same-input | crops | dropout | aspect:<name>."),
+        typer.Option("--pairs", help="semcse | summaries | same-input | crops | dropout | aspect:NAME."),
     ] = None,
     texts: Annotated[str | None, typer.Option("--texts", help="Generated texts directory (Parquet).")] = None,
     corpus: Annotated[str | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,
@@ -487,8 +487,9 @@ def tune_command(
 ) -> None:
     """Run a Ray Tune ablation study; print and log its table (markdown, CSV, plot). Resumes when interrupted.
 
-    --set overrides the study's fixed base config. Example: semcse tune --study cropping
-    --set training.base_model=MODEL_DIR --set training.max_steps=100
+    --set overrides the study's fixed base config.
+
+    Example: semcse tune --study cropping --set training.base_model=MODEL_DIR --set training.max_steps=100
     """
     from semcse.tuning.runner import run_study
     from semcse.tuning.study import load_study
@@ -540,7 +541,7 @@ def train_decoder_command(
     texts: Annotated[str | None, typer.Option("--texts", help="Generated texts (Parquet shards).")] = None,
     encoder: Annotated[str | None, typer.Option("--encoder", help="Encoder embedding the summaries.")] = None,
     base_model: Annotated[str | None, typer.Option("--base-model", help="Local causal LM (kept frozen).")] = None,
-    aspect: Annotated[str | None, typer.Option("--aspect", help="summary | aspect:<name>.")] = None,
+    aspect: Annotated[str | None, typer.Option("--aspect", help="summary | aspect:NAME.")] = None,
     out: Annotated[str | None, typer.Option("--out", "-o", help="Where the decoder directory goes.")] = None,
     config: ConfigOpt = None,
     overrides: SetOpt = None,
@@ -995,7 +996,9 @@ def pipeline_command(
     """validate → generate → train → evaluate → register → index → map → serve, resumable, under one MLflow run.
 
     Steps finished by an earlier run in the same run_dir are skipped, so rerunning after a crash resumes.
+
     Example: semcse pipeline --config demo --set training.max_steps=50
+
     Add to a built run: semcse pipeline --config demo --add new_abstracts.parquet
     """
     from semcse.tracking import ui_hint

@@ -53,7 +53,7 @@ DEFAULT_DATA = "../shared/data"
 
 def data_dir() -> Path:
     """Where real corpora live for the real-data tests, benchmarks and walkthroughs: `SEMCSE_DATA`, else
-    `../shared/data` from the repository root (docs/DESIGN.md lists the files and their columns)."""
+    `DEFAULT_DATA` from the repository root (docs/DATA.md lists the files, their sources and columns)."""
     return Path(os.environ.get(DATA_ENV) or DEFAULT_DATA).expanduser()
 
 

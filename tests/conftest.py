@@ -108,9 +108,9 @@ def minilm_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """../shared/data with the real corpora; tests using it skip with a reason when it is absent."""
+    """The real corpora (`data_dir()`: SEMCSE_DATA); tests using them skip with a reason when it is absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real data not available: {SHARED_DATA} does not exist (see README, 'Real data')")
+        pytest.skip(f"real data not available: {SHARED_DATA} does not exist (set SEMCSE_DATA; see docs/DATA.md)")
     return SHARED_DATA
 
 

@@ -1,14 +1,18 @@
-"""The README is the front door: its commands are read from it and checked, so it cannot rot.
+"""The README and every page in docs/ are read and checked, so they cannot rot.
 
-Every `semcse ...` line must name a real command and only options that command has; every
-`make` target it mentions must exist; the commands that need nothing but the shipped sample run
-for real.
+In each page, every `semcse ...` line of a shell block must name a real command and only options that
+command has; every `make` target it mentions must exist; every relative link must reach a file of the
+repository (and, with a `#fragment`, a heading of that file); the `semcse corpus` commands that need
+nothing but the shipped examples run for real. No page names the data directory's default location:
+pages say `$SEMCSE_DATA`, the one setting (`semcse.resources.data_dir`).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,31 +20,35 @@ import typer
 from typer.testing import CliRunner
 
 from semcse.cli import app
+from semcse.resources import DEFAULT_DATA
 from tests.paths import REPO
 
-README = (REPO / "README.md").read_text()
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").rglob("*.md"))]
+NAMES = [str(page.relative_to(REPO)) for page in PAGES]
 
 
-def _shell_blocks() -> list[str]:
-    """The README's shell code blocks (fences with no language, bash, sh or console)."""
+def _shell_blocks(text: str) -> list[str]:
+    """A page's shell code blocks (fences with no language, bash, sh or console), indented ones included."""
     blocks, current, language = [], None, ""
-    for line in README.splitlines():
-        if line.startswith("```"):
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
             if current is None:
-                current, language = [], line[3:].strip()
+                current, language = [], stripped[3:].strip()
             else:
                 if language in {"", "bash", "sh", "console"}:
                     blocks.append("\n".join(current))
                 current = None
         elif current is not None:
-            current.append(line)
+            current.append(stripped)
     return blocks
 
 
-def _code_lines() -> list[str]:
+def _code_lines(text: str) -> list[str]:
     """Command lines from the shell blocks, with continuations joined and comments cut."""
     lines: list[str] = []
-    for block in _shell_blocks():
+    for block in _shell_blocks(text):
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.split("  #")[0].strip()
@@ -50,10 +58,12 @@ def _code_lines() -> list[str]:
     return lines
 
 
-def _semcse_commands() -> list[list[str]]:
+def _semcse_commands(text: str) -> list[list[str]]:
     commands = []
-    for line in _code_lines():
+    for line in _code_lines(text):
         for part in re.split(r"\s*(?:&&|;|\|)\s*", line):
+            if not re.match(r"(?:[A-Z_]+=\S*\s+)*semcse\s", part + " "):
+                continue  # other tools' lines (and diagrams in plain fences) are not shell-parsed
             words = shlex.split(part)
             while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
                 words = words[1:]
@@ -62,50 +72,131 @@ def _semcse_commands() -> list[list[str]]:
     return commands
 
 
-def _resolve(argv: list[str]) -> tuple[Any, list[str]]:
+def _resolve(page: str, argv: list[str]) -> tuple[Any, list[str]]:
     """Walk `semcse a b ...` down the command tree (typer vendors click, so go by `.commands`)."""
     command = typer.main.get_command(app)
     rest = list(argv)
     while getattr(command, "commands", None) and rest and not rest[0].startswith("-"):
         name = rest.pop(0)
-        assert name in command.commands, f"README uses unknown command: semcse {' '.join(argv)}"
+        assert name in command.commands, f"{page} uses unknown command: semcse {' '.join(argv)}"
         command = command.commands[name]
     return command, rest
 
 
-COMMANDS = _semcse_commands()
-
-
-def test_readme_has_commands():
-    assert len(COMMANDS) >= 5
-    assert "make demo" in README and "make test" in README
-
-
-@pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(c)[:60] for c in COMMANDS])
-def test_readme_command_names_real_options(argv):
-    command, rest = _resolve(argv)
+def _unknown_options(page: str, argv: list[str]) -> list[str]:
+    command, rest = _resolve(page, argv)
     known = {
         opt for param in command.params for opt in getattr(param, "opts", []) + getattr(param, "secondary_opts", [])
     }
     known |= {"--help"}
-    for word in rest:
-        if word.startswith("--"):
-            flag = word.split("=", 1)[0]
-            assert flag in known, f"README: `semcse {' '.join(argv)}` uses {flag}, which the command does not have"
+    return [word.split("=", 1)[0] for word in rest if word.startswith("--") and word.split("=", 1)[0] not in known]
 
 
-def test_make_targets_exist():
-    makefile = (REPO / "Makefile").read_text()
-    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, flags=re.M))
-    for target in set(re.findall(r"`make ([a-z-]+)`", README)) | set(re.findall(r"^make ([a-z-]+)", README, re.M)):
-        assert target in targets, f"README mentions `make {target}` but the Makefile has no such target"
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces to `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-RUNNABLE = [c for c in COMMANDS if c[:1] == ["corpus"] and c[2:3] and c[2].startswith("examples/")]
+def _anchors(text: str) -> set[str]:
+    body = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    return {_slug(h) for h in re.findall(r"^#{1,6} (.+)$", body, flags=re.M)}
 
 
-@pytest.mark.parametrize("argv", RUNNABLE, ids=[" ".join(c)[:60] for c in RUNNABLE])
-def test_readme_sample_commands_run(argv, tmp_path, monkeypatch, mlflow_store):
+def _broken_links(page: Path) -> list[str]:
+    text = page.read_text()
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # an absolute URL
+        path, _, fragment = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if path and not (linked.exists() and linked.is_relative_to(REPO)):
+            broken.append(f"{target} (no such file)")
+        elif fragment and linked.suffix == ".md" and fragment not in _anchors(linked.read_text()):
+            broken.append(f"{target} (no such heading)")
+    return broken
+
+
+COMMANDS = [(name, argv) for page, name in zip(PAGES, NAMES) for argv in _semcse_commands(page.read_text())]
+
+
+def _link_targets(page: Path) -> set[Path]:
+    return {
+        (page.parent / target.partition("#")[0]).resolve()
+        for target in re.findall(r"\]\(([^)\s#][^)\s]*)\)", page.read_text())
+        if not re.match(r"[a-z]+:", target)
+    }
+
+
+def test_the_readme_is_the_front_door():
+    text = README.read_text()
+    assert "make demo" in text and "make test" in text
+    assert "## Results" in text and "| trained − base |" in text, "the README lost its results table"
+    linked = set().union(*(_link_targets(page) for page in PAGES))
+    unlinked = [name for page, name in zip(PAGES[1:], NAMES[1:]) if page.resolve() not in linked]
+    assert not unlinked, f"pages no other page links to: {unlinked}"
+    assert len(COMMANDS) >= 30, "the guides lost their examples"
+
+
+@pytest.mark.parametrize("page,argv", COMMANDS, ids=[f"{n}: {' '.join(a)[:50]}" for n, a in COMMANDS])
+def test_commands_name_real_options(page, argv):
+    unknown = _unknown_options(page, argv)
+    assert not unknown, f"{page}: `semcse {' '.join(argv)}` uses {unknown}, which the command does not have"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=NAMES)
+def test_make_targets_exist(page):
+    text = page.read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", (REPO / "Makefile").read_text(), flags=re.M))
+    mentioned = set(re.findall(r"`make ([a-z-]+)", text)) | set(re.findall(r"^\s*make ([a-z-]+)", text, re.M))
+    assert mentioned <= targets, f"{page.name} mentions make {sorted(mentioned - targets)}: no such target"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=NAMES)
+def test_links_reach_files_and_headings(page):
+    assert not _broken_links(page), f"{page.name}: broken links {_broken_links(page)}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=NAMES)
+def test_pages_name_the_data_setting_not_its_default(page):
+    assert DEFAULT_DATA not in page.read_text(), f"{page.name} names {DEFAULT_DATA}: write $SEMCSE_DATA/…"
+
+
+SETTING = REPO / "semcse" / "resources.py"
+OUTSIDE = str(Path(DEFAULT_DATA).parent)  # the directory beside the checkout that a clone does not have
+
+
+def test_no_file_names_the_directory_beside_the_checkout_but_the_data_setting():
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, text=True
+    )
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout: {listed.stderr.strip()}")
+    files = [REPO / name for name in listed.stdout.splitlines()]
+    texts = [f for f in files if f.is_file() and f != SETTING and f.suffix not in {".png", ".parquet", ".whl"}]
+    naming = [str(f.relative_to(REPO)) for f in texts if OUTSIDE in f.read_text(errors="replace")]
+    assert not naming, f"{naming} name {OUTSIDE}: read semcse.resources.data_dir() (SEMCSE_DATA) instead"
+
+
+def test_the_checks_can_fail(tmp_path):
+    """Each check above reports a page that breaks its rule."""
+    assert _semcse_commands("```bash\nsemcse corpus validate x --no-such-flag  # a comment\n```") == [
+        ["corpus", "validate", "x", "--no-such-flag"]
+    ]
+    assert _unknown_options("probe", ["corpus", "validate", "x", "--no-such-flag"]) == ["--no-such-flag"]
+    with pytest.raises(AssertionError, match="unknown command"):
+        _resolve("probe", ["no-such-stage"])
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n\n[ok](#a-page) [gone](missing.md) [bad](#nowhere) [web](https://example.org)\n")
+    assert _broken_links(page) == ["missing.md (no such file)", "#nowhere (no such heading)"]
+    assert _slug("Living corpora (`semcse pipeline --add`)") == "living-corpora-semcse-pipeline---add"
+
+
+RUNNABLE = [(n, c) for n, c in COMMANDS if c[:1] == ["corpus"] and c[2:3] and c[2].startswith("examples/")]
+
+
+@pytest.mark.parametrize("page,argv", RUNNABLE, ids=[f"{n}: {' '.join(a)[:50]}" for n, a in RUNNABLE])
+def test_sample_commands_run(page, argv, tmp_path, monkeypatch, mlflow_store):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "examples").symlink_to(REPO / "examples")
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{mlflow_store / 'mlflow.db'}")

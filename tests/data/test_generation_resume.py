@@ -41,7 +41,7 @@ def test_rerun_after_crash_finishes_the_rest(ray_cluster, gen_config):
 
 @pytest.mark.slow
 def test_limit_then_full_then_new_settings_never_duplicate_or_mix(ray_cluster, gen_config):
-    """The README's smoke test, the full run, then a changed setting, all into one --out."""
+    """docs/generate.md's smoke test (`--limit 8`), the full run, then a changed setting, all into one --out."""
     from semcse.data.generated import GeneratedDataError, read_texts
 
     common = ("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=3")

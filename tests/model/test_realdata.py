@@ -1,4 +1,4 @@
-"""The suites on real data (skipped without ../shared/data) with the real all-MiniLM-L6-v2.
+"""The suites on real data (skipped without the corpora in SEMCSE_DATA) with the real all-MiniLM-L6-v2.
 
 To keep CI fast, ohsumed is subsampled deterministically: the 600 train and 300 test papers with
 the lowest id hashes (`unit_hash`), the same rows on every machine and run, embedded with

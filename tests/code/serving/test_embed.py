@@ -130,15 +130,15 @@ def test_replicas_use_a_gpu_only_when_they_have_one(tiny_encoder_dir: Path) -> N
         assert next(placed.parameters()).dtype == torch.float16 and next(placed.parameters()).is_cuda
 
 
-def test_the_readme_client_snippet_works_against_a_directory_served_encoder(embed_url: str) -> None:
-    """The README serves `--encoder runs/…` (a directory) and its client asks for the registered name."""
+def test_the_serving_guide_client_snippet_works_against_a_directory_served_encoder(embed_url: str) -> None:
+    """docs/serve.md serves `--encoder runs/…` (a directory) and its client asks for the registered name."""
     import re
 
-    readme = (REPO / "README.md").read_text()
-    assert re.search(r"semcse serve --app embed .*--encoder runs/", readme)
-    snippet = re.search(r"```python\n(from openai import OpenAI\n.*?)```", readme, re.S).group(1)
+    guide = (REPO / "docs" / "serve.md").read_text()
+    assert re.search(r"semcse serve --app embed .*--encoder runs/", guide)
+    snippet = re.search(r"```python\n(from openai import OpenAI\n.*?)```", guide, re.S).group(1)
     code = snippet.replace('"http://localhost:8000/v1", api_key="none"', f'"{embed_url}/v1", api_key="{API_KEY}"')
-    assert code != snippet, "the README's client snippet changed; update this test's substitution"
+    assert code != snippet, "docs/serve.md's client snippet changed; update this test's substitution"
     namespace: dict = {}
     exec(code, namespace)
     assert len(namespace["vectors"]) == 1 and len(namespace["vectors"][0].embedding) > 0
