@@ -64,7 +64,9 @@ def ray_cluster() -> Iterator[None]:
     # with a dashboard, as `init_ray` starts it: Ray Train's placement-group cleaner asks the State API
     # whether its controller lives, and without a dashboard of its own it would ask whichever cluster
     # holds the default dashboard port on this machine, and remove a live run's placement group
+    # address="local": a cluster of its own, never one another process (a cluster test, a demo) started last
     ray.init(
+        address="local",
         num_cpus=4,
         include_dashboard=True,
         logging_level="ERROR",
