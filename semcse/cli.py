@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,9 +23,6 @@ from rich.table import Table
 from semcse import __version__, storage
 from semcse.config import ConfigError, RunConfig, load_config
 from semcse.logs import LineFormatter
-
-if TYPE_CHECKING:
-    from semcse.models.encoder import TextEncoder
 
 console = Console()
 err_console = Console(stderr=True)
@@ -594,45 +591,29 @@ def map_layout(
 ) -> None:
     """t-SNE over the aspect-weighted cosine distance; save a map a web service can load.
 
+    Papers (title and abstract) are embedded with every aspect of each encoder, as the pipeline's
+    map step and the search index embed them, so the same corpus and settings give the same map.
+
     Example: semcse map layout --corpus examples/sample_corpus.jsonl --encoder models/minilm --label-col topic -o m
     """
     from semcse.data.embeddings import read_embeddings
     from semcse.data.io import read_corpus
-    from semcse.maps import layout, render
+    from semcse.maps import layout_papers, map_corpus, render
+    from semcse.models.aspects import parse_weights
+    from semcse.runtime import connect
 
-    cfg = build_config(config, overrides, **{"corpus.label_col": label_col})
+    flags = {"corpus.label_col": label_col, "map.weights": parse_weights(weight) or None}
+    cfg = build_config(config, overrides, **flags)
     frame = read_corpus(corpus, cfg.corpus)
-    ids = frame["id"].tolist()
     if embeddings is not None:
-        vectors = read_embeddings(embeddings, ids)
+        vectors = read_embeddings(embeddings, frame["id"].astype(str).tolist())
+        semantic_map = layout_papers(frame, vectors, cfg.map, cfg.corpus.label_col)
     else:
-        vectors = {
-            a: _load_encoder(ref, cfg).encode(frame["abstract"].tolist())
-            for a, ref in _named_refs(encoder, "--encoder or --embeddings").items()
-        }
-    weights = {a: float(w) for a, w in (item.split("=", 1) for item in weight or [])} or cfg.map.weights
-    labels = frame[cfg.corpus.label_col].astype(str).tolist() if cfg.corpus.label_col else None
-    semantic_map = layout(
-        ids,
-        vectors,
-        weights,
-        labels=labels,
-        perplexity=cfg.map.perplexity,
-        iterations=cfg.map.iterations,
-        seed=cfg.map.seed,
-        pca_components=cfg.map.pca_components,
-        neighbours=cfg.map.neighbours,
-    )
+        semantic_map = map_corpus(frame, _named_refs(encoder, "--encoder or --embeddings"), connect(cfg))
     semantic_map.save(out)
     console.print(f"map of {len(semantic_map):,} points (perplexity {semantic_map.perplexity:.1f}) → {out}")
     if png is not None:
         console.print(f"rendered → {render(semantic_map, png)}")
-
-
-def _load_encoder(ref: str, cfg: RunConfig) -> TextEncoder:
-    from semcse.models.encoder import TextEncoder
-
-    return TextEncoder.load(ref, tracking=cfg.tracking)
 
 
 @map_app.command("place")
@@ -650,15 +631,12 @@ def map_place(
 
     Example: semcse map place m --text "Rats on islands" --encoder models/minilm
     """
-    from semcse.maps import SemanticMap, render
+    from semcse.maps import SemanticMap, on_map, render, text_vectors
 
     cfg = build_config(config, overrides)
     semantic_map = SemanticMap.load(map_dir)
-    refs = _named_refs(encoder, "--encoder")
-    if set(refs) == {""} and len(semantic_map.active) == 1:
-        refs = {next(iter(semantic_map.active)): refs[""]}
-    vectors = {a: _load_encoder(ref, cfg).encode(list(text)) for a, ref in refs.items()}
-    coords = semantic_map.place(vectors, steps=cfg.map.place_steps)
+    vectors = text_vectors(_named_refs(encoder, "--encoder"), list(text), cfg.tracking)
+    coords = semantic_map.place(on_map(vectors, semantic_map), steps=cfg.map.place_steps)
     for sentence, (x, y) in zip(text, coords):
         console.print(f"({x:.3f}, {y:.3f})  {sentence}", highlight=False)
     if png is not None:
@@ -683,14 +661,12 @@ def map_explain(
     """
     import numpy as np
 
-    from semcse.maps import SemanticMap
+    from semcse.maps import SemanticMap, on_map
     from semcse.models.decoder import EmbeddingDecoder
 
     cfg = build_config(config, overrides)
     semantic_map = SemanticMap.load(map_dir)
-    refs = _named_refs(decoder, "--decoder")
-    if set(refs) == {""} and len(semantic_map.active) == 1:
-        refs = {next(iter(semantic_map.active)): refs[""]}
+    refs = on_map(_named_refs(decoder, "--decoder"), semantic_map)
     vectors = semantic_map.explain((x, y), steps=cfg.map.explain_steps, margin=cfg.map.margin)
     for aspect, ref in refs.items():
         if aspect not in vectors:
@@ -896,22 +872,6 @@ def distill_command(
     console.print(f"unified model ({', '.join(result.aspects)}) → {result.model_dir}")
 
 
-def _weights(text: str | None) -> dict[str, float] | None:
-    """`hypothesis=0.7,species=0.3` → {aspect: weight}."""
-    if not text:
-        return None
-    weights = {}
-    for item in text.split(","):
-        aspect, sep, value = item.partition("=")
-        try:
-            weights[aspect.strip()] = float(value)
-        except ValueError:
-            raise ConfigError(f"--weights item {item!r} must look like aspect=weight") from None
-        if not sep:
-            raise ConfigError(f"--weights item {item!r} must look like aspect=weight")
-    return weights
-
-
 @app.command("search")
 @user_errors
 def search_command(
@@ -931,7 +891,7 @@ def search_command(
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
     from semcse.index import VectorIndexError
-    from semcse.models.aspects import encode_aspects
+    from semcse.models.aspects import encode_aspects, parse_weights
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
 
@@ -940,7 +900,7 @@ def search_command(
         raise ConfigError("give exactly one of --query TEXT or --id PAPER_ID")
     searcher = SearchIndex.load(index)
     try:
-        alpha = searcher.weights(_weights(weights))
+        alpha = searcher.weights(parse_weights(weights) or None)
         if paper_id is not None:
             row = searcher.row_of(paper_id)
             hits = searcher.search(searcher.stored(row), k, alpha, exclude=row)

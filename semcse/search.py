@@ -30,10 +30,10 @@ import pandas as pd
 
 from semcse import storage, versions
 from semcse.config import ConfigError, EvaluationConfig, RunConfig
+from semcse.embedding import EMBEDDINGS_DIR
 from semcse.index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
-EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
 
 
 def aspect_dir(position: int, aspect: str) -> str:
