@@ -31,7 +31,7 @@ LAYERS = {
     **dict.fromkeys(("models", "losses", "testing"), 1),
     **dict.fromkeys(("generation", "training", "evaluation", "embedding", "search", "maps"), 2),
     **dict.fromkeys(("tuning", "pipeline", "update", "serving"), 3),
-    **dict.fromkeys(("cli", "__main__", "apps"), 4),
+    **dict.fromkeys(("cli", "commands", "__main__", "apps"), 4),
 }
 
 
