@@ -529,8 +529,7 @@ def search_command(
     try:
         alpha = searcher.weights(parse_weights(weights) or None)
         if paper_id is not None:
-            row = searcher.row_of(paper_id)
-            hits = searcher.search(searcher.stored(row), k, alpha, exclude=row)
+            hits = searcher.neighbours(paper_id, k, alpha)
         else:
             encoder = load_encoder(model or searcher.model, cfg.tracking)
             hits = searcher.search(encode_aspects(encoder, [query or ""]), k, alpha)

@@ -158,6 +158,12 @@ class SearchIndex:
         row = self.papers.iloc[self.row_of(paper_id)]
         return {str(k): None if _missing(v) else v for k, v in row.items()}
 
+    def neighbours(self, paper_id: str, k: int, weights: Mapping[str, float] | None = None) -> list[SearchHit]:
+        """The k papers nearest an indexed paper under `weights`, the paper itself left out (its stored vectors
+        are the query, so nothing is embedded again)."""
+        row = self.row_of(paper_id)
+        return self.search(self.stored(row), k, weights, exclude=row)
+
     def stored(self, row: int) -> dict[str, np.ndarray]:
         """The indexed vectors of one paper (normalised for cosine indexes), per aspect."""
         return {a: index.index.reconstruct(row)[None] for a, index in self.indexes.items()}

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from semcse import storage
 from semcse.commands.common import ConfigOpt, SetOpt, build_config, console, user_errors
 from semcse.config import RunConfig
 
@@ -66,7 +65,7 @@ def corpus_validate(
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col, path)
     with console.status(f"validating {path}"):
-        report = run_validation(cfg, out or storage.join(cfg.run_dir, "corpus", storage.basename(path).split(".")[0]))
+        report = run_validation(cfg, out)
     counts = report.counts
     console.print(f"corpus validate: {path}", highlight=False)
     table = Table(show_header=True)
@@ -101,12 +100,10 @@ def corpus_stats_command(
 
     Example: semcse corpus stats examples/sample_corpus.jsonl
     """
-    from semcse.data.io import read_raw
-    from semcse.data.stats import PERCENTILES, corpus_stats
+    from semcse.data.stats import PERCENTILES, file_stats
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
-    raw = read_raw(path, cfg.corpus)
-    stats = corpus_stats(raw.frame) | {"unparsable_lines": len(raw.broken)}
+    stats = file_stats(path, cfg.corpus)
     if as_json:
         console.print_json(json.dumps(stats))
         return
