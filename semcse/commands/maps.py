@@ -102,29 +102,12 @@ def map_explain(
 
     Example: semcse map explain m --x 3.5 --y -12 --decoder models:/semcse-decoder@champion
     """
-    import numpy as np
-
-    from semcse.maps import SemanticMap, on_map
-    from semcse.models.decoder import EmbeddingDecoder
+    from semcse.maps import SemanticMap, explain_in_words
 
     cfg = build_config(config, overrides)
     semantic_map = SemanticMap.load(map_dir)
-    refs = on_map(named_refs(decoder, "--decoder"), semantic_map)
-    vectors = semantic_map.explain((x, y), steps=cfg.map.explain_steps, margin=cfg.map.margin)
-    for aspect, ref in refs.items():
-        if aspect not in vectors:
-            raise ValueError(f"aspect {aspect!r} has no weight on this map (weighted: {sorted(vectors)})")
-        model = EmbeddingDecoder.load(ref, tracking=cfg.tracking)
-        texts = model.decode(
-            np.repeat(vectors[aspect][None], samples, 0),
-            max_new_tokens=cfg.decoder.max_new_tokens,
-            temperature=cfg.decoder.temperature,
-            top_p=cfg.decoder.top_p,
-            engine=cfg.decoder.engine,
-            seed=cfg.decoder.seed,
-        )
-        for sentence in texts:
-            console.print(f"[bold]{aspect or 'embedding'}[/]: {sentence}", highlight=False)
+    for aspect, text in explain_in_words(semantic_map, (x, y), named_refs(decoder, "--decoder"), samples, cfg):
+        console.print(f"[bold]{aspect or 'embedding'}[/]: {text}", highlight=False)
 
 
 @app.command("render")
