@@ -121,8 +121,8 @@ class STRun:
 def our_pairs(rows: pd.DataFrame, cfg: TrainingConfig) -> tuple[list[str], list[str]]:
     """The (anchor, positive) pairs our trainer trains on, step after step, in its order: the rows of each global
     batch (`loop.global_batches`) and the pair each row draws (`PairSampler`, seeded as in training)."""
-    from semcse.data.positives import PairSampler
     from semcse.training.loop import global_batches
+    from semcse.training.positives import PairSampler
 
     stream = global_batches(rows, cfg.batch_size, 0, 1, cfg.seed)
     sampler = PairSampler(cfg.pairs, cfg.positive_mix)

@@ -113,7 +113,7 @@ def main() -> None:
 
     import ray
 
-    from semcse.models.tiny import build_tiny_encoder
+    from semcse.testing import build_tiny_encoder
     from tests.fixtures.evaluation import TOPICS, write_judged_corpus
 
     work = args.work or Path(tempfile.mkdtemp(prefix="semcse-bench-eval-"))

@@ -113,7 +113,7 @@ def main() -> None:
     import torch
 
     from semcse.config import load_config
-    from semcse.models.tiny import build_tiny_causal_lm
+    from semcse.testing import build_tiny_causal_lm
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_dir = Path(tmp)

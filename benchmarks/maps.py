@@ -65,7 +65,7 @@ def main() -> None:
 
     if not args.skip_decoder:
         from semcse.models.decoder import EmbeddingDecoder
-        from semcse.models.tiny import build_tiny_causal_lm
+        from semcse.testing import build_tiny_causal_lm
 
         with tempfile.TemporaryDirectory() as tmp:
             decoder = EmbeddingDecoder.create(build_tiny_causal_lm(tmp), args.dim)

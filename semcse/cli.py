@@ -1,5 +1,8 @@
 """The `semcse` command: one subcommand per stage, each a thin shell around the library.
 
+This module holds the root command and the stages' commands; the command groups `semcse corpus …` and
+`semcse map …` are in `semcse.commands`, with what every command shares (`commands.common`).
+
 Every command takes `--config FILE` and repeatable `--set section.key=value`; known user errors
 (bad config, unreadable corpus, unreachable cluster) print one clear message and exit with
 status 2 instead of a traceback.
@@ -7,28 +10,27 @@ status 2 instead of a traceback.
 
 from __future__ import annotations
 
-import functools
 import gc
 import json
-import logging
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from semcse import __version__, storage
-from semcse.config import ConfigError, RunConfig, load_config
-from semcse.logs import LineFormatter
-
-if TYPE_CHECKING:
-    from semcse.models.encoder import TextEncoder
-
-console = Console()
-err_console = Console(stderr=True)
+from semcse.commands import corpus, maps
+from semcse.commands.common import (
+    ConfigOpt,
+    ConsoleLog,
+    SetOpt,
+    build_config,
+    console,
+    err_console,
+    user_errors,
+    value_errors,
+)
+from semcse.config import ConfigError
 
 app = typer.Typer(
     name="semcse",
@@ -37,59 +39,10 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
 )
-corpus_app = typer.Typer(help="Validate and describe a corpus (Parquet, JSONL or CSV; a file or a directory).")
-app.add_typer(corpus_app, name="corpus")
+app.add_typer(corpus.app, name="corpus")
+app.add_typer(maps.app, name="map")
 index_app = typer.Typer(help="Searchable FAISS indexes over a corpus (one per aspect), for the search service.")
 app.add_typer(index_app, name="index")
-
-ConfigOpt = Annotated[
-    str | None,
-    typer.Option("--config", "-c", help="Run config: a YAML file, or a shipped one by name (demo, semcse-paper, …)."),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", "-s", help="Override a config value, e.g. --set training.batch_size=16 (repeatable)."),
-]
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn expected user errors into one red line and exit status 2."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from semcse.data.generated import GeneratedDataError
-        from semcse.data.io import CorpusError
-        from semcse.generation.pipeline import GenerationIncomplete
-        from semcse.runtime import RayUnavailable
-
-        try:
-            return func(*args, **kwargs)
-        except (
-            ConfigError,
-            CorpusError,
-            GeneratedDataError,
-            GenerationIncomplete,
-            RayUnavailable,
-            FileNotFoundError,
-            storage.StorageError,
-        ) as exc:
-            fail(exc)
-
-    return wrapper
-
-
-def fail(problem: Exception) -> NoReturn:
-    """One red `error:` line (never wrapped, so a log search finds it whole) and exit status 2."""
-    err_console.print(f"[bold red]error:[/] {escape(str(problem))}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2) from None
-
-
-def build_config(config: str | Path | None, overrides: list[str] | None, **flags: Any) -> RunConfig:
-    """Config file < --set overrides < explicit flags (flags given as `section.key` → value)."""
-    extra = [f"{key}={json.dumps(value)}" for key, value in flags.items() if value is not None]
-    return load_config(config, [*(overrides or []), *extra])
 
 
 def version_callback(value: bool) -> None:
@@ -120,143 +73,6 @@ def main(
     logs.configure(ConsoleLog(err_console))
 
 
-class ConsoleLog(logging.Handler):
-    """How the library's log records look in a terminal: a rule per heading (a pipeline step), a line per event.
-
-    Lines read as `semcse.logs.LineFormatter` writes them in Ray workers, so the driver's and the
-    workers' lines look alike; records go to stderr, leaving stdout to each command's results.
-    """
-
-    def __init__(self, target: Console) -> None:
-        super().__init__()
-        self.target = target
-        self.setFormatter(LineFormatter())
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            if getattr(record, "heading", False):
-                self.target.rule(f"[bold]{escape(record.getMessage())}")
-            else:
-                self.target.print(self.format(record), markup=False, highlight=False, soft_wrap=True)
-        except Exception:
-            self.handleError(record)
-
-
-CorpusPath = Annotated[str, typer.Argument(help="A corpus file or a directory of shards: a path or a storage URI.")]
-FormatOpt = Annotated[str | None, typer.Option("--format", help="parquet | jsonl | csv (default: from the suffix).")]
-IdColOpt = Annotated[str | None, typer.Option("--id-col", help="Column holding the id.")]
-TitleColOpt = Annotated[str | None, typer.Option("--title-col", help="Column holding the title.")]
-AbstractColOpt = Annotated[str | None, typer.Option("--abstract-col", help="Column holding the abstract.")]
-
-
-def _corpus_config(
-    config: str | None,
-    overrides: list[str] | None,
-    fmt: str | None,
-    id_col: str | None,
-    title_col: str | None,
-    abstract_col: str | None,
-    path: str | None = None,
-) -> RunConfig:
-    return build_config(
-        config,
-        overrides,
-        **{
-            "corpus.path": path,
-            "corpus.format": fmt,
-            "corpus.id_col": id_col,
-            "corpus.title_col": title_col,
-            "corpus.abstract_col": abstract_col,
-        },
-    )
-
-
-@corpus_app.command("validate")
-@user_errors
-def corpus_validate(
-    path: CorpusPath,
-    out: Annotated[
-        str | None, typer.Option("--out", "-o", help="Where accepted.parquet, rejects.parquet, report.json go.")
-    ] = None,
-    fmt: FormatOpt = None,
-    id_col: IdColOpt = None,
-    title_col: TitleColOpt = None,
-    abstract_col: AbstractColOpt = None,
-    config: ConfigOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """Check every row; write accepted rows and quarantined rejects (with reasons); log counts to MLflow.
-
-    Example: semcse corpus validate examples/sample_corpus.jsonl --out runs/sample/corpus
-    """
-    from semcse.data.validation import run_validation
-    from semcse.tracking import ui_hint
-
-    cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col, path)
-    with console.status(f"validating {path}"):
-        report = run_validation(cfg, out or storage.join(cfg.run_dir, "corpus", storage.basename(path).split(".")[0]))
-    counts = report.counts
-    console.print(f"corpus validate: {path}", highlight=False)
-    table = Table(show_header=True)
-    table.add_column("outcome")
-    table.add_column("rows", justify="right")
-    table.add_row("in", f"{counts.total:,}")
-    table.add_row("accepted", f"{counts.accepted:,}")
-    table.add_row("rejected", f"{counts.rejected:,}")
-    for reason, count in counts.reasons.items():
-        table.add_row(f"  {reason}", f"{count:,}")
-    console.print(table)
-    console.print(f"in = accepted + rejected: {counts.total:,} = {counts.accepted:,} + {counts.rejected:,}")
-    console.print(f"accepted rows → {report.accepted}\nrejects (with reason) → {report.rejects}")
-    if report.run_id:
-        console.print(f"MLflow run {report.run_id} (experiment {cfg.tracking.experiment!r}); open the UI with:")
-        console.print(f"  {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)
-
-
-@corpus_app.command("stats")
-@user_errors
-def corpus_stats_command(
-    path: CorpusPath,
-    fmt: FormatOpt = None,
-    id_col: IdColOpt = None,
-    title_col: TitleColOpt = None,
-    abstract_col: AbstractColOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
-    config: ConfigOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """Counts, length percentiles (characters, words) and duplicate rates.
-
-    Example: semcse corpus stats examples/sample_corpus.jsonl
-    """
-    from semcse.data.io import read_raw
-    from semcse.data.stats import PERCENTILES, corpus_stats
-
-    cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
-    raw = read_raw(path, cfg.corpus)
-    stats = corpus_stats(raw.frame) | {"unparsable_lines": len(raw.broken)}
-    if as_json:
-        console.print_json(json.dumps(stats))
-        return
-    console.print(f"corpus stats: {path}", highlight=False)
-    table = Table()
-    table.add_column("statistic")
-    table.add_column("value", justify="right")
-    for key in ("rows", "unparsable_lines", "empty_titles", "empty_abstracts"):
-        table.add_row(key, f"{stats[key]:,}")
-    table.add_row("duplicate id rate", f"{stats['duplicate_id_rate']:.2%}")
-    table.add_row("duplicate abstract rate", f"{stats['duplicate_abstract_rate']:.2%}")
-    console.print(table)
-    lengths = Table(title="lengths")
-    lengths.add_column("percentile")
-    series = [(field, unit) for field in ("title", "abstract") for unit in ("chars", "words")]
-    for field, unit in series:
-        lengths.add_column(f"{field} {unit}", justify="right")
-    for point in [f"p{p}" for p in PERCENTILES] + ["max"]:
-        lengths.add_row(point, *(f"{stats[field].get(f'{unit}_{point}', 0):,.0f}" for field, unit in series))
-    console.print(lengths)
-
-
 @app.command("evaluate")
 @user_errors
 def evaluate_command(
@@ -284,13 +100,8 @@ def evaluate_command(
     Example: semcse evaluate --suite knn --model minilm=PATH --data examples/sample_corpus.jsonl
     --set evaluation.label_col=topic --set evaluation.split=all --out runs/eval
     """
-    from semcse.data.embeddings import EmbeddingError
-    from semcse.evaluation.inputs import EvaluationDataError
     from semcse.evaluation.report import terminal_text
-    from semcse.evaluation.runner import evaluate
-    from semcse.index import VectorIndexError
-    from semcse.models.aspects import MissingAspectError
-    from semcse.runtime import connect
+    from semcse.evaluation.runner import run_evaluation
 
     cfg = build_config(
         config,
@@ -302,41 +113,15 @@ def evaluate_command(
             "evaluation.out": out,
         },
     )
-    ev = cfg.evaluation
-    target = ev.out or storage.join(cfg.run_dir, "evaluation")
-    suites = [s for s in ev.suites if s != "decoder"]
-    if "decoder" in ev.suites:
-        _evaluate_decoders(cfg, ev.models, target)
-    if not suites:
-        return
-    if not ev.data:
-        raise ConfigError("no data to evaluate on: pass --data PATH or set evaluation.data")
-    cfg = connect(cfg)
-    try:
-        results = evaluate(suites, ev.models, ev.data, target, cfg)
-    except (EmbeddingError, EvaluationDataError, MissingAspectError, VectorIndexError) as exc:
-        fail(exc)
-    for result in results.values():
+    run = run_evaluation(cfg)
+    for ref, decoded in run.decoders.items():
+        console.print(f"\n[bold]decoder[/] {ref} ({decoded['abstracts']} held-out abstracts)")
+        console.print(decoded["table"], highlight=False, markup=False, soft_wrap=True)
+    for result in run.suites.values():
         console.print(f"\n[bold]{result.name}[/]")
         console.print(terminal_text(result), highlight=False, markup=False, soft_wrap=True)
-    console.print(f"\ntables, plots and embeddings → {target}")
-
-
-def _evaluate_decoders(cfg: RunConfig, decoders: list[str], target: str) -> None:
-    """The decoder suite: each --model is a decoder (a directory or models:/semcse-decoder@alias)."""
-    from semcse.evaluation.decoder_eval import evaluate_decoder
-
-    if not decoders:
-        raise ConfigError("the decoder suite needs --model DECODER (a directory or models:/semcse-decoder@alias)")
-    for ref in decoders:
-        try:
-            result = evaluate_decoder(
-                cfg, ref, storage.join(target, storage.basename(ref.replace(":", "_").replace("@", "_")))
-            )
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from exc
-        console.print(f"\n[bold]decoder[/] {ref} ({result['abstracts']} held-out abstracts)")
-        console.print(result["table"], highlight=False, markup=False, soft_wrap=True)
+    if run.suites:
+        console.print(f"\ntables, plots and embeddings → {run.out}")
 
 
 TaskOpt = Annotated[str | None, typer.Option("--task", help="summaries | aspects | queries | judgements.")]
@@ -506,37 +291,9 @@ def tune_command(
         console.print(f"MLflow parent run {result.parent_run_id} (experiment {base.tracking.experiment!r})")
 
 
-map_app = typer.Typer(help="Interactive t-SNE maps: lay out a corpus, place new texts, explain any position.")
-app.add_typer(map_app, name="map")
-
-
-def _named_refs(values: list[str] | None, what: str) -> dict[str, str]:
-    """`[aspect=]ref` options → {aspect: ref}; a bare ref belongs to the single-vector aspect ""."""
-    refs = {}
-    for value in values or []:
-        aspect, _, ref = value.rpartition("=") if "=" in value else ("", "", value)
-        refs[aspect] = ref
-    if not refs:
-        raise ConfigError(f"give at least one {what}")
-    return refs
-
-
-def _value_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Bad map/decoder inputs (ValueError) are user errors too: one red line, exit status 2."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from exc
-
-    return wrapper
-
-
 @app.command("train-decoder")
 @user_errors
-@_value_errors
+@value_errors
 def train_decoder_command(
     texts: Annotated[str | None, typer.Option("--texts", help="Generated texts (Parquet shards).")] = None,
     encoder: Annotated[str | None, typer.Option("--encoder", help="Encoder embedding the summaries.")] = None,
@@ -569,160 +326,6 @@ def train_decoder_command(
     console.print(", ".join(f"{k}={v:.4g}" for k, v in result.metrics.items()))
     if result.version:
         console.print(f"registered {cfg.decoder.register_name} v{result.version} @{cfg.decoder.register_alias}")
-
-
-MapDir = Annotated[str, typer.Argument(help="A saved map directory (a path or a storage URI).")]
-
-
-@map_app.command("layout")
-@user_errors
-@_value_errors
-def map_layout(
-    corpus: Annotated[str, typer.Option("--corpus", help="Corpus file/directory: ids, labels, abstracts.")],
-    out: Annotated[str, typer.Option("--out", "-o", help="Where the map directory goes.")],
-    embeddings: Annotated[
-        str | None,
-        typer.Option("--embeddings", help="Embeddings (id, aspect, vector): a Parquet file or a directory of shards."),
-    ] = None,
-    encoder: Annotated[
-        list[str] | None, typer.Option("--encoder", help="[aspect=]encoder embedding the abstracts (repeatable).")
-    ] = None,
-    weight: Annotated[list[str] | None, typer.Option("--weight", help="aspect=α (repeatable).")] = None,
-    label_col: Annotated[str | None, typer.Option("--label-col", help="Corpus column used as label.")] = None,
-    png: Annotated[str | None, typer.Option("--png", help="Also render the map to this PNG.")] = None,
-    config: ConfigOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """t-SNE over the aspect-weighted cosine distance; save a map a web service can load.
-
-    Example: semcse map layout --corpus examples/sample_corpus.jsonl --encoder models/minilm --label-col topic -o m
-    """
-    from semcse.data.embeddings import read_embeddings
-    from semcse.data.io import read_corpus
-    from semcse.maps import layout, render
-
-    cfg = build_config(config, overrides, **{"corpus.label_col": label_col})
-    frame = read_corpus(corpus, cfg.corpus)
-    ids = frame["id"].tolist()
-    if embeddings is not None:
-        vectors = read_embeddings(embeddings, ids)
-    else:
-        vectors = {
-            a: _load_encoder(ref, cfg).encode(frame["abstract"].tolist())
-            for a, ref in _named_refs(encoder, "--encoder or --embeddings").items()
-        }
-    weights = {a: float(w) for a, w in (item.split("=", 1) for item in weight or [])} or cfg.map.weights
-    labels = frame[cfg.corpus.label_col].astype(str).tolist() if cfg.corpus.label_col else None
-    semantic_map = layout(
-        ids,
-        vectors,
-        weights,
-        labels=labels,
-        perplexity=cfg.map.perplexity,
-        iterations=cfg.map.iterations,
-        seed=cfg.map.seed,
-        pca_components=cfg.map.pca_components,
-        neighbours=cfg.map.neighbours,
-    )
-    semantic_map.save(out)
-    console.print(f"map of {len(semantic_map):,} points (perplexity {semantic_map.perplexity:.1f}) → {out}")
-    if png is not None:
-        console.print(f"rendered → {render(semantic_map, png)}")
-
-
-def _load_encoder(ref: str, cfg: RunConfig) -> TextEncoder:
-    from semcse.models.encoder import TextEncoder
-
-    return TextEncoder.load(ref, tracking=cfg.tracking)
-
-
-@map_app.command("place")
-@user_errors
-@_value_errors
-def map_place(
-    map_dir: MapDir,
-    text: Annotated[list[str], typer.Option("--text", "-t", help="A text to place (repeatable).")],
-    encoder: Annotated[list[str], typer.Option("--encoder", help="[aspect=]encoder per weighted aspect.")],
-    png: Annotated[str | None, typer.Option("--png", help="Render the map with the placed texts.")] = None,
-    config: ConfigOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """Embed texts and place them into a saved map (existing points stay fixed).
-
-    Example: semcse map place m --text "Rats on islands" --encoder models/minilm
-    """
-    from semcse.maps import SemanticMap, render
-
-    cfg = build_config(config, overrides)
-    semantic_map = SemanticMap.load(map_dir)
-    refs = _named_refs(encoder, "--encoder")
-    if set(refs) == {""} and len(semantic_map.active) == 1:
-        refs = {next(iter(semantic_map.active)): refs[""]}
-    vectors = {a: _load_encoder(ref, cfg).encode(list(text)) for a, ref in refs.items()}
-    coords = semantic_map.place(vectors, steps=cfg.map.place_steps)
-    for sentence, (x, y) in zip(text, coords):
-        console.print(f"({x:.3f}, {y:.3f})  {sentence}", highlight=False)
-    if png is not None:
-        console.print(f"rendered → {render(semantic_map, png, highlights=list(zip(coords, text)))}")
-
-
-@map_app.command("explain")
-@user_errors
-@_value_errors
-def map_explain(
-    map_dir: MapDir,
-    x: Annotated[float, typer.Option("--x", help="Map x coordinate.")],
-    y: Annotated[float, typer.Option("--y", help="Map y coordinate.")],
-    decoder: Annotated[list[str], typer.Option("--decoder", help="[aspect=]decoder per weighted aspect.")],
-    samples: Annotated[int, typer.Option("--samples", help="Texts to sample per aspect.")] = 1,
-    config: ConfigOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """Reconstruct the embedding of any map position and decode it to text.
-
-    Example: semcse map explain m --x 3.5 --y -12 --decoder models:/semcse-decoder@champion
-    """
-    import numpy as np
-
-    from semcse.maps import SemanticMap
-    from semcse.models.decoder import EmbeddingDecoder
-
-    cfg = build_config(config, overrides)
-    semantic_map = SemanticMap.load(map_dir)
-    refs = _named_refs(decoder, "--decoder")
-    if set(refs) == {""} and len(semantic_map.active) == 1:
-        refs = {next(iter(semantic_map.active)): refs[""]}
-    vectors = semantic_map.explain((x, y), steps=cfg.map.explain_steps, margin=cfg.map.margin)
-    for aspect, ref in refs.items():
-        if aspect not in vectors:
-            raise ValueError(f"aspect {aspect!r} has no weight on this map (weighted: {sorted(vectors)})")
-        model = EmbeddingDecoder.load(ref, tracking=cfg.tracking)
-        texts = model.decode(
-            np.repeat(vectors[aspect][None], samples, 0),
-            max_new_tokens=cfg.decoder.max_new_tokens,
-            temperature=cfg.decoder.temperature,
-            top_p=cfg.decoder.top_p,
-            engine=cfg.decoder.engine,
-            seed=cfg.decoder.seed,
-        )
-        for sentence in texts:
-            console.print(f"[bold]{aspect or 'embedding'}[/]: {sentence}", highlight=False)
-
-
-@map_app.command("render")
-@user_errors
-def map_render(
-    map_dir: MapDir,
-    out: Annotated[str, typer.Option("--out", "-o", help="PNG path.")],
-    title: Annotated[str | None, typer.Option("--title", help="Figure title.")] = None,
-) -> None:
-    """Render a saved map to PNG with labels and a legend.
-
-    Example: semcse map render m --out map.png
-    """
-    from semcse.maps import SemanticMap, render
-
-    console.print(f"rendered → {render(SemanticMap.load(map_dir), out, title=title)}")
 
 
 @index_app.command("build")
@@ -897,22 +500,6 @@ def distill_command(
     console.print(f"unified model ({', '.join(result.aspects)}) → {result.model_dir}")
 
 
-def _weights(text: str | None) -> dict[str, float] | None:
-    """`hypothesis=0.7,species=0.3` → {aspect: weight}."""
-    if not text:
-        return None
-    weights = {}
-    for item in text.split(","):
-        aspect, sep, value = item.partition("=")
-        try:
-            weights[aspect.strip()] = float(value)
-        except ValueError:
-            raise ConfigError(f"--weights item {item!r} must look like aspect=weight") from None
-        if not sep:
-            raise ConfigError(f"--weights item {item!r} must look like aspect=weight")
-    return weights
-
-
 @app.command("search")
 @user_errors
 def search_command(
@@ -932,7 +519,7 @@ def search_command(
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
     from semcse.index import VectorIndexError
-    from semcse.models.aspects import encode_aspects
+    from semcse.models.aspects import encode_aspects, parse_weights
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
 
@@ -941,10 +528,9 @@ def search_command(
         raise ConfigError("give exactly one of --query TEXT or --id PAPER_ID")
     searcher = SearchIndex.load(index)
     try:
-        alpha = searcher.weights(_weights(weights))
+        alpha = searcher.weights(parse_weights(weights) or None)
         if paper_id is not None:
-            row = searcher.row_of(paper_id)
-            hits = searcher.search(searcher.stored(row), k, alpha, exclude=row)
+            hits = searcher.neighbours(paper_id, k, alpha)
         else:
             encoder = load_encoder(model or searcher.model, cfg.tracking)
             hits = searcher.search(encode_aspects(encoder, [query or ""]), k, alpha)

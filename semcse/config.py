@@ -16,15 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from semcse.data.modes import ASPECT_PREFIX, AUTO, mix_weights, needs_texts
 
-DEFAULT_SUMMARY_PROMPTS: list[str] = [
-    "In summary, our research is concerned with",
-    "The main takeaway from our work is that",
-    "A comprehensive summary for our work would be that",
-    "In summary, a comprehensive and detailed conclusive statement would be that",
-    "To summarize, the key findings of our research, stated in one sentence that includes all relevant information, "
-    "are that",
-]
-
 Suite = Literal["semantic", "knn", "aspects", "decoder"]
 
 
@@ -173,7 +164,7 @@ class GenerationConfig(Section):
     limit: int | None = Field(None, gt=0)
     combine_settings: bool = False
     structured_output: bool = True
-    prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUMMARY_PROMPTS))
+    prompts: list[str] | None = None  # None: the SemCSE paper's five (`generation.prompts.SUMMARY_PROMPTS`)
     samples_per_prompt: int = Field(3, gt=0)
     aspect_pack: str | None = None
     aspects: list[str] | None = None
@@ -228,8 +219,8 @@ class GenerationConfig(Section):
 
     @field_validator("prompts")
     @classmethod
-    def _prompts_not_empty(cls, value: list[str]) -> list[str]:
-        if not value or any(not p.strip() for p in value):
+    def _prompts_not_empty(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or any(not p.strip() for p in value)):
             raise ValueError("prompts must be a non-empty list of non-empty strings")
         return value
 

@@ -35,6 +35,8 @@ from semcse.data.shards import content_key, finished_keys
 from semcse.evaluation.metrics import Similarity, as_similarity
 from semcse.models.aspects import aspects_of, encode_aspects
 
+EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
+
 
 @dataclass(frozen=True)
 class ModelRef:

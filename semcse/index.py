@@ -152,13 +152,6 @@ class VectorIndex:
         """Every stored vector in row order ([size, dim]; unit length for cosine indexes)."""
         return self.index.reconstruct_n(0, self.size)
 
-    def search_ids(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, list[list[str]]]:
-        """Like `search`, but returns the stored ids of the neighbours."""
-        if self.ids is None:
-            raise VectorIndexError("this index was built without ids; use search() for row indices")
-        scores, indices = self.search(queries, k)
-        return scores, [[self.ids[j] for j in row if j >= 0] for row in indices]
-
     def save(self, directory: str | Path) -> Path:
         """Write `index.faiss` and `index.json` (metric, dim, kind, ids) into a directory."""
         faiss = _faiss()

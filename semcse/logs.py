@@ -21,13 +21,10 @@ Verbose: `semcse -v …`, or `SEMCSE_LOG_LEVEL=DEBUG` (or INFO) in the environme
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sys
 import warnings
-from contextlib import AbstractContextManager
-from typing import Any
 
 LEVEL_ENV = "SEMCSE_LOG_LEVEL"
 VERBOSE_LEVELS = {"DEBUG", "INFO"}
@@ -77,11 +74,6 @@ def set_verbose(enabled: bool) -> None:
     """The CLI's `--verbose`: recorded in the environment so that every later process inherits it."""
     if enabled:
         os.environ[LEVEL_ENV] = "DEBUG"
-
-
-def unless_verbose(context: AbstractContextManager[Any]) -> AbstractContextManager[Any]:
-    """`context` (e.g. a stdout redirect around a library that prints) in quiet mode; nothing when verbose."""
-    return contextlib.nullcontext() if verbose() else context
 
 
 def ray_level() -> str:

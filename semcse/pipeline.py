@@ -326,10 +326,9 @@ class Pipeline:
             return {"map": None}
         from semcse import versions
         from semcse.data.io import read_corpus
-        from semcse.embedding import ModelRef, embed_papers
+        from semcse.embedding import EMBEDDINGS_DIR, ModelRef, embed_papers
         from semcse.maps import layout_papers
         from semcse.runtime import run_remote
-        from semcse.search import EMBEDDINGS_DIR
 
         model = self.state.outputs("train")["model"]
         frame = read_corpus(self.state.outputs("validate")["corpus"])

@@ -30,10 +30,10 @@ import pandas as pd
 
 from semcse import storage, versions
 from semcse.config import ConfigError, EvaluationConfig, RunConfig
+from semcse.embedding import EMBEDDINGS_DIR
 from semcse.index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
-EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
 
 
 def aspect_dir(position: int, aspect: str) -> str:
@@ -157,6 +157,12 @@ class SearchIndex:
         a missing value is None."""
         row = self.papers.iloc[self.row_of(paper_id)]
         return {str(k): None if _missing(v) else v for k, v in row.items()}
+
+    def neighbours(self, paper_id: str, k: int, weights: Mapping[str, float] | None = None) -> list[SearchHit]:
+        """The k papers nearest an indexed paper under `weights`, the paper itself left out (its stored vectors
+        are the query, so nothing is embedded again)."""
+        row = self.row_of(paper_id)
+        return self.search(self.stored(row), k, weights, exclude=row)
 
     def stored(self, row: int) -> dict[str, np.ndarray]:
         """The indexed vectors of one paper (normalised for cosine indexes), per aspect."""

@@ -367,8 +367,7 @@ class Update:
     def _vectors(self, model: str | None = None) -> dict[str, np.ndarray]:
         """The added papers' vectors, embedded on Ray Data actors into the run's embeddings (the contract's
         content-keyed shards, beside the build's own): after the embed step, reading them back embeds nothing."""
-        from semcse.embedding import ModelRef, embed_papers
-        from semcse.search import EMBEDDINGS_DIR
+        from semcse.embedding import EMBEDDINGS_DIR, ModelRef, embed_papers
 
         model = model or self._done("embed")["model"]
         embeddings = storage.join(self.pipeline.run_dir, EMBEDDINGS_DIR)

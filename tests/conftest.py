@@ -82,7 +82,7 @@ def ray_cluster() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def tiny_encoder_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: list[dict]) -> Path:
     """A 2-layer, 32-wide BERT with a WordPiece vocabulary trained on the sample corpus."""
-    from semcse.models.tiny import build_tiny_encoder
+    from semcse.testing import build_tiny_encoder
 
     texts = [f"{r['title']} {r['abstract']}" for r in sample_records]
     return build_tiny_encoder(tmp_path_factory.mktemp("tiny-encoder"), texts)
@@ -91,7 +91,7 @@ def tiny_encoder_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: l
 @pytest.fixture(scope="session")
 def tiny_causal_lm_dir(tmp_path_factory: pytest.TempPathFactory, sample_records: list[dict]) -> Path:
     """A 2-layer, 32-wide Llama with a byte-level BPE tokenizer and a chat template."""
-    from semcse.models.tiny import build_tiny_causal_lm
+    from semcse.testing import build_tiny_causal_lm
 
     texts = [f"{r['title']} {r['abstract']}" for r in sample_records]
     return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny-lm"), texts)

@@ -197,8 +197,7 @@ class Searcher:
         index = served.index
         with bad_request(VectorIndexError):
             if body.id is not None:
-                row = index.row_of(body.id)
-                hits = index.search(index.stored(row), body.k, body.weights, exclude=row)
+                hits = index.neighbours(body.id, body.k, body.weights)
             else:
                 query: dict[str, np.ndarray] = encode_aspects(served.encoder, [body.query or ""])
                 hits = index.search(query, body.k, body.weights)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from semcse.data.io import read_raw
 from semcse.data.schema import ABSTRACT, ID, TITLE
+
+if TYPE_CHECKING:
+    from semcse.config import CorpusConfig
 
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 
@@ -42,3 +47,9 @@ def corpus_stats(frame: pd.DataFrame) -> dict[str, Any]:
         "title": length_percentiles(frame[TITLE]),
         "abstract": length_percentiles(frame[ABSTRACT]),
     }
+
+
+def file_stats(path: str | Path, cfg: CorpusConfig) -> dict[str, Any]:
+    """`corpus_stats` of a corpus as a user has it (read with the corpus settings), with its unparsable lines."""
+    raw = read_raw(path, cfg)
+    return corpus_stats(raw.frame) | {"unparsable_lines": len(raw.broken)}

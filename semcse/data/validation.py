@@ -228,14 +228,18 @@ class ValidationReport:
     run_id: str | None
 
 
-def run_validation(cfg: RunConfig, out: str | Path) -> ValidationReport:
+def run_validation(cfg: RunConfig, out: str | Path | None = None) -> ValidationReport:
     """The validate stage: read `corpus.path` with the corpus settings, check every row, write the outcome
-    under `out` (accepted.parquet, rejects.parquet, report.json) and log the counts to MLflow."""
+    under `out` (accepted.parquet, rejects.parquet, report.json) and log the counts to MLflow.
+
+    Without `out`, the outcome goes to `<run_dir>/corpus/<the corpus's name>`, so validating two corpora
+    in one run directory keeps both."""
     from semcse.tracking import Tracker
 
     source = cfg.corpus.path
     if not source:
         raise ConfigError("corpus.path is not set: there is no corpus to validate")
+    out = out or storage.join(cfg.run_dir, "corpus", storage.basename(source).split(".")[0])
     for location in (source, out):
         storage.check_access(location)  # a bucket without credentials is one message, not a pyarrow error
     result = validate(read_raw(source, cfg.corpus), cfg.corpus)

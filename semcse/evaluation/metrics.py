@@ -59,17 +59,6 @@ def average_rank(
     return float(np.mean(true_ranks(queries, candidates, true_index, similarity, chunk)))
 
 
-def mean_reciprocal_rank(
-    queries: np.ndarray,
-    candidates: np.ndarray,
-    true_index: np.ndarray | None = None,
-    similarity: Similarity = "cosine",
-    chunk: int = 2048,
-) -> float:
-    """Mean of 1/rank of each query's true candidate."""
-    return float(np.mean(1.0 / true_ranks(queries, candidates, true_index, similarity, chunk)))
-
-
 def true_ranks(
     queries: np.ndarray,
     candidates: np.ndarray,
@@ -77,7 +66,7 @@ def true_ranks(
     similarity: Similarity = "cosine",
     chunk: int = 2048,
 ) -> np.ndarray:
-    """Each query's rank of its true candidate: the per-query values behind average rank and MRR."""
+    """Each query's rank of its true candidate: the per-query values behind the average rank."""
     true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     if len(queries) != len(true_index):
         raise ValueError(f"{len(queries)} queries but {len(true_index)} true indices")
@@ -88,18 +77,6 @@ def true_ranks(
         scores = similarity_matrix(queries[start : start + chunk], candidates, similarity)
         out.append(ranks_of_true(scores, true_index[start : start + chunk]))
     return np.concatenate(out).astype(np.float64)
-
-
-def recall_at_k(
-    queries: np.ndarray,
-    candidates: np.ndarray,
-    k: int,
-    true_index: np.ndarray | None = None,
-    similarity: Similarity = "cosine",
-    chunk: int = 2048,
-) -> float:
-    """Share of queries whose true candidate ranks within the top k (ties pessimistic, as in `average_rank`)."""
-    return float(np.mean(true_ranks(queries, candidates, true_index, similarity, chunk) <= k))
 
 
 def label_agreement(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:

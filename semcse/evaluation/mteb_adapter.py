@@ -57,7 +57,7 @@ def _dimension(model: Any) -> int | None:
 
 
 def local_clustering_task(path: str | Path, label_col: str, name: str = "LocalClustering") -> AbsTaskClustering:
-    """An MTEB clustering task (V-measure) over a local labelled corpus, title + abstract as text.
+    """An MTEB clustering task (V-measure) over a local labelled corpus, each paper's `paper_text` as text.
 
     MTEB reads a task's metadata from its class, so each corpus gets a class of its own.
     """
@@ -87,11 +87,12 @@ def local_clustering_task(path: str | Path, label_col: str, name: str = "LocalCl
         from datasets import Dataset, DatasetDict
 
         from semcse.data.io import read_corpus
+        from semcse.data.schema import paper_text
 
         frame = read_corpus(path)
         if label_col not in frame.columns:
             raise ValueError(f"{path}: no label column {label_col!r} (columns: {list(frame.columns)})")
-        texts = (frame["title"] + ". " + frame["abstract"]).tolist()
+        texts = paper_text(frame).tolist()
         labels = frame[label_col].astype(str).tolist()
         self.dataset = {"default": DatasetDict({"test": Dataset.from_dict({"sentences": texts, "labels": labels})})}
         self.data_loaded = True

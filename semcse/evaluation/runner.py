@@ -6,9 +6,11 @@ This is the programmatic entry point (`semcse evaluate` is a thin shell around `
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from semcse import storage
 from semcse.config import ConfigError, RunConfig
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, knn, semantic
@@ -57,3 +59,37 @@ def evaluate(
             write_report(result, out, cfg.evaluation, tracker)
             results[suite] = result
     return results
+
+
+@dataclass
+class EvaluationRun:
+    """What `semcse evaluate` ran: where the tables went, each decoder's table and each suite's result."""
+
+    out: str
+    decoders: dict[str, dict[str, Any]] = field(default_factory=dict)
+    suites: dict[str, SuiteResult] = field(default_factory=dict)
+
+
+def run_evaluation(cfg: RunConfig) -> EvaluationRun:
+    """The `evaluation` section run as configured: the decoder suite on each model as a decoder, the other
+    suites on the models side by side (on a connected Ray cluster), all under `evaluation.out`."""
+    from semcse.evaluation.decoder_eval import evaluate_decoder
+    from semcse.runtime import connect
+
+    ev = cfg.evaluation
+    run = EvaluationRun(ev.out or storage.join(cfg.run_dir, "evaluation"))
+    if "decoder" in ev.suites:
+        if not ev.models:
+            raise ConfigError("the decoder suite needs --model DECODER (a directory or models:/semcse-decoder@alias)")
+        for ref in ev.models:
+            where = storage.join(run.out, storage.basename(ref.replace(":", "_").replace("@", "_")))
+            try:
+                run.decoders[ref] = evaluate_decoder(cfg, ref, where)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from exc
+    suites = [s for s in ev.suites if s != "decoder"]
+    if suites:
+        if not ev.data:
+            raise ConfigError("no data to evaluate on: pass --data PATH or set evaluation.data")
+        run.suites = evaluate(suites, ev.models, ev.data, run.out, connect(cfg))
+    return run

@@ -1,10 +1,13 @@
-"""Prompt text for every generation task, and the aspect packs that parameterise two of them.
+"""Every prompt the platform sends an LLM, in one place: the summary continuations and their template,
+the chat prompts of aspect summaries, queries and judgements, and the aspect packs that parameterise
+two of them (`generation.tasks` decides what to do with the answers).
 
 SemCSE summaries are *continuations*, not chat answers: the paper found that letting a base LLM
-continue `title + abstract + "In summary, ..."` stays closer to the style of abstracts than
-chat summaries. Aspect summaries and judgements are chat prompts whose wording follows the
-SemCSE-Multi rules; the aspect-specific parts live in YAML packs so that a new domain is a new
-file, not new code.
+continue `title + abstract + "In summary, ..."` stays closer to the style of abstracts than chat
+summaries; a run may replace the paper's five continuations with its own `generation.prompts`.
+Aspect summaries and judgements are chat prompts whose wording follows the SemCSE-Multi rules; the
+aspect-specific parts live in YAML packs (`semcse/packs/`) so that a new domain is a new file, not
+new code.
 """
 
 from __future__ import annotations
@@ -14,11 +17,25 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from semcse.config import ConfigError, format_validation_error
+from semcse.config import ConfigError, GenerationConfig, format_validation_error
 
 NOT_APPLICABLE = "Not applicable."
 
+SUMMARY_PROMPTS: tuple[str, ...] = (
+    "In summary, our research is concerned with",
+    "The main takeaway from our work is that",
+    "A comprehensive summary for our work would be that",
+    "In summary, a comprehensive and detailed conclusive statement would be that",
+    "To summarize, the key findings of our research, stated in one sentence that includes all relevant information, "
+    "are that",
+)
+
 Message = dict[str, str]
+
+
+def summary_prompts(cfg: GenerationConfig) -> list[str]:
+    """The unfinished sentences a run's summaries continue: its own `prompts`, else the paper's five."""
+    return list(cfg.prompts or SUMMARY_PROMPTS)
 
 
 def document(title: str, abstract: str) -> str:

@@ -183,13 +183,13 @@ class SummaryTask(TextTask):
     stop = ("\n",)  # a continuation is kept up to its first sentence; the next line is never used
 
     def prompt_ids(self) -> list[str]:
-        return [f"p{i}" for i in range(len(self.cfg.prompts))]
+        return [f"p{i}" for i in range(len(prompts.summary_prompts(self.cfg)))]
 
     def samples(self) -> dict[str, int]:
         return dict.fromkeys(self.prompt_ids(), self.cfg.samples_per_prompt)
 
     def settings(self) -> dict[str, Any]:
-        return {**super().settings(), "prompts": self.cfg.prompts}
+        return {**super().settings(), "prompts": prompts.summary_prompts(self.cfg)}
 
     def kind(self, prompt_id: str) -> str:
         return "summary"
@@ -197,7 +197,7 @@ class SummaryTask(TextTask):
     def build(self, unit: dict[str, Any]) -> list[Request]:
         return [
             Request(pid, prompts.continuation_prompt(unit[TITLE], unit[ABSTRACT], text))
-            for pid, text in zip(self.prompt_ids(), self.cfg.prompts)
+            for pid, text in zip(self.prompt_ids(), prompts.summary_prompts(self.cfg))
         ]
 
     def parse(self, prompt_id: str, raw: str, finish_reason: str = "") -> Parsed:

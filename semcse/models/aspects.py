@@ -9,10 +9,12 @@ evaluation consume.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
+
+from semcse.config import ConfigError
 
 
 class MissingAspectError(ValueError):
@@ -36,6 +38,25 @@ def aspect_weights(weights: Mapping[str, float] | None, aspects: list[str]) -> d
         raise ValueError(f"aspect weights must be finite and non-negative with a positive sum, got {dict(weights)}")
     total = sum(values)
     return {a: float(weights.get(a, 0.0)) / total for a in aspects}
+
+
+def parse_weights(items: Iterable[str] | str | None) -> dict[str, float]:
+    """`hypothesis=0.7,species=0.3` (or the same pairs as separate items) → {aspect: weight}, as typed.
+
+    The one reading of weights a person writes (`semcse search --weights`, `semcse map layout
+    --weight`); `aspect_weights` then checks them against a model's aspects and normalises them.
+    """
+    pairs = [pair for item in ([items] if isinstance(items, str) else items or []) for pair in item.split(",")]
+    weights = {}
+    for pair in pairs:
+        aspect, sep, value = pair.partition("=")
+        try:
+            weights[aspect.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ConfigError(f"aspect weight {pair!r} must look like aspect=weight")
+    return weights
 
 
 def aspects_of(model: Any) -> list[str]:

@@ -29,7 +29,6 @@ from torch import nn
 from semcse import storage
 from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
-from semcse.data.positives import DRAW, generated_texts, row_rng
 from semcse.data.schema import paper_text
 from semcse.data.split import frame_splits
 from semcse.evaluation.metrics import Similarity, average_rank
@@ -49,6 +48,7 @@ from semcse.training.aspects import (
 )
 from semcse.training.driver import TrainingJob, TrainingSetupError, fit_and_deliver
 from semcse.training.objective import TEXTS, Batch
+from semcse.training.positives import DRAW, generated_texts, row_rng
 from semcse.training.validation import Validated
 
 

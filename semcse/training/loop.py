@@ -28,10 +28,10 @@ import pandas as pd
 
 from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
-from semcse.data.positives import DRAW
 from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import TEXTS, Objective
+from semcse.training.positives import DRAW
 from semcse.training.validation import Validated, ValidationSet, evaluate
 
 logger = logging.getLogger(__name__)

@@ -17,9 +17,9 @@ import torch
 from torch import nn
 
 from semcse.config import TrainingConfig
-from semcse.data.positives import PairSampler
 from semcse.losses import build_pair_loss
 from semcse.models.token_batches import TokenBatches
+from semcse.training.positives import PairSampler
 
 Batch = dict[str, Any]
 TEXTS = "texts"

@@ -22,13 +22,13 @@ from semcse import storage
 from semcse.config import RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.modes import mix_weights, needs_texts, pair_mode
-from semcse.data.positives import build_pair_rows, title_exclusions
 from semcse.data.split import frame_splits
 from semcse.models.scratch import SCRATCH_PREFIX, build_scratch_encoder, is_scratch
 from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
 from semcse.training.engine import build_encoder
 from semcse.training.loop import FailOnce
 from semcse.training.objective import PairObjective
+from semcse.training.positives import build_pair_rows, title_exclusions
 from semcse.training.validation import ValidationSet, build_validation_set
 
 FAIL_ONCE_ENV = "SEMCSE_FAIL_ONCE"

@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 
 from semcse.data.modes import needs_texts
-from semcse.data.positives import TITLE_OK
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, similarity_matrix, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap
 from semcse.models.encoder import TextEncoder
+from semcse.training.positives import TITLE_OK
 
 # The checks a trained step must not be significantly worse on than the base model (where validation runs them).
 GUARDED_CHECKS = ("pair", "title")

@@ -128,7 +128,7 @@ def test_every_steps_pairs_are_the_same_on_one_or_two_workers_and_after_a_resume
     import pandas as pd
 
     from semcse.config import TrainingConfig
-    from semcse.data.positives import build_pair_rows
+    from semcse.training.positives import build_pair_rows
 
     cfg = TrainingConfig(pairs=pairs, batch_size=12, num_workers=2, min_sentence_chars=40, seed=5)
     rows = build_pair_rows(pairs, pd.DataFrame(sample_records).head(30), None, cfg)

@@ -38,8 +38,8 @@ def test_save_load_ids_and_dimension_mismatch(tmp_path):
     index = VectorIndex.build(stored, "cosine", ids=["a", "b", "c", "d"])
     loaded = VectorIndex.load(index.save(tmp_path / "idx"))
     assert (loaded.metric, loaded.dim, loaded.size) == ("cosine", 4, 4)
-    _, ids = loaded.search_ids(np.array([[0, 0, 1.0, 0]]), 1)
-    assert ids == [["c"]]
+    _, rows = loaded.search(np.array([[0, 0, 1.0, 0]]), 1)
+    assert loaded.ids is not None and [loaded.ids[j] for j in rows[0]] == ["c"]
     with pytest.raises(DimensionMismatch, match="dimension 3 but the index stores dimension 4"):
         loaded.search(np.ones((1, 3)), 1)
     with pytest.raises(VectorIndexError, match="NaN"):

@@ -93,8 +93,8 @@ def test_an_ivf_index_keeps_its_lists_when_rows_are_added_and_removed() -> None:
     kept = [i for i in range(600) if i % 3]
     assert index.size == len(kept) and index.ids == [str(i) for i in kept]
     np.testing.assert_allclose(index.vectors(), x[kept] / np.linalg.norm(x[kept], axis=1, keepdims=True), atol=1e-6)
-    _, found = index.search_ids(x[[598]], 1)
-    assert found == [["598"]]
+    _, found = index.search(x[[598]], 1)
+    assert index.ids[found[0][0]] == "598"
 
 
 def test_a_versioned_root_loads_its_current_version(tmp_path: Path) -> None:

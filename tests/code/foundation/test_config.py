@@ -11,7 +11,7 @@ def test_defaults_validate():
     cfg = load_config()
     assert isinstance(cfg, RunConfig)
     assert cfg.training.loss is None and cfg.training.effective_loss == "triplet"
-    assert len(cfg.generation.prompts) == 5 and cfg.generation.samples_per_prompt == 3
+    assert cfg.generation.prompts is None and cfg.generation.samples_per_prompt == 3
 
 
 @pytest.mark.parametrize(

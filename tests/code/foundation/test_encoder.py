@@ -58,7 +58,7 @@ def test_tiny_encoder_tokenizer_is_the_same_on_every_build(tmp_path, sample_reco
     """Test models must not depend on the process: the same texts give the same token ids."""
     from transformers import AutoTokenizer
 
-    from semcse.models.tiny import build_tiny_encoder
+    from semcse.testing import build_tiny_encoder
 
     texts = [record["abstract"] for record in sample_records]
     first = build_tiny_encoder(tmp_path / "a", texts, vocab_size=300)

@@ -28,10 +28,10 @@ LAYERS = {
         ),
         0,
     ),
-    **dict.fromkeys(("models", "losses"), 1),
+    **dict.fromkeys(("models", "losses", "testing"), 1),
     **dict.fromkeys(("generation", "training", "evaluation", "embedding", "search", "maps"), 2),
     **dict.fromkeys(("tuning", "pipeline", "update", "serving"), 3),
-    **dict.fromkeys(("cli", "__main__", "apps"), 4),
+    **dict.fromkeys(("cli", "commands", "__main__", "apps"), 4),
 }
 
 
@@ -68,5 +68,16 @@ def test_evaluation_does_not_import_training() -> None:
         for path in sorted((PACKAGE / "evaluation").rglob("*.py"))
         for line, target in _imports(path)
         if target.startswith("semcse.training")
+    ]
+    assert not offenders, offenders
+
+
+def test_the_library_never_imports_its_testing_helpers() -> None:
+    """`semcse.testing` builds throwaway models for tests and benchmarks; a stage depending on it would ship them."""
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, target in _imports(path)
+        if target == "semcse.testing" or target.startswith("semcse.testing.")
     ]
     assert not offenders, offenders

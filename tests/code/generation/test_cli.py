@@ -95,7 +95,7 @@ def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
     from transformers import AutoTokenizer
 
     from semcse.generation.engines import vllm_input
-    from semcse.models.tiny import CHAT_TEMPLATE
+    from semcse.testing import CHAT_TEMPLATE
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_causal_lm_dir)
     bos = tokenizer.bos_token_id

@@ -26,10 +26,10 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from semcse.config import DEFAULT_SUMMARY_PROMPTS
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
 from semcse.generation.pipeline import Generation
+from semcse.generation.prompts import SUMMARY_PROMPTS
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
@@ -349,7 +349,7 @@ def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config
 
     base_url, _ = openai_server
     flags = [
-        f"generation.prompts={json.dumps(DEFAULT_SUMMARY_PROMPTS[:2])}",
+        f"generation.prompts={json.dumps(SUMMARY_PROMPTS[:2])}",
         "generation.samples_per_prompt=2",
         "generation.max_new_tokens=12",
         *served_summaries(base_url, "slow", prompt_lm_dir),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.config import ConfigError, load_config
+from semcse.config import ConfigError, GenerationConfig, load_config
 from semcse.generation.prompts import (
     NOT_APPLICABLE,
+    SUMMARY_PROMPTS,
     aspect_messages,
     continuation_prompt,
     judgement_messages,
     load_aspect_pack,
+    summary_prompts,
 )
 from semcse.generation.tasks import build_task
 
@@ -51,6 +53,11 @@ def test_judgement_prompt_asks_for_reasoning_before_the_score():
 def test_continuation_prompt_ends_with_the_unfinished_sentence():
     prompt = continuation_prompt("A title", "An abstract.", "In summary, our research is concerned with")
     assert prompt == "A title\nAn abstract. In summary, our research is concerned with"
+
+
+def test_a_run_continues_the_papers_five_summary_prompts_unless_it_names_its_own():
+    assert summary_prompts(GenerationConfig()) == list(SUMMARY_PROMPTS) and len(SUMMARY_PROMPTS) == 5
+    assert summary_prompts(GenerationConfig(prompts=["To sum up,"])) == ["To sum up,"]
 
 
 def test_unknown_pack_and_aspect_fail_clearly(tmp_path):

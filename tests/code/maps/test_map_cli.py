@@ -1,4 +1,5 @@
-"""`semcse map layout|place|explain|render` end to end on the sample corpus with tiny models."""
+"""`semcse map layout|place|explain|render` end to end on the sample corpus with tiny models; the CLI's map is
+the pipeline's map."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 runner = CliRunner()
 
 
+MAP_SETTINGS = ["--set", "map.iterations=250", "--set", "map.seed=3", "--set", "tracking.enabled=false"]
+
+
 @pytest.fixture(scope="module")
-def cli_map(tmp_path_factory, sample_corpus_path, tiny_encoder_dir):
+def cli_map(ray_cluster, tmp_path_factory, sample_corpus_path, tiny_encoder_dir):
     out = tmp_path_factory.mktemp("cli") / "map"
     result = runner.invoke(
         app,
@@ -28,25 +32,49 @@ def cli_map(tmp_path_factory, sample_corpus_path, tiny_encoder_dir):
             "topic",
             "--out",
             str(out),
+            *MAP_SETTINGS,
             "--set",
-            "map.iterations=250",
-            "--set",
-            "tracking.enabled=false",
+            f"run_dir={out.parent / 'run'}",
         ],
     )
     assert result.exit_code == 0, result.output
     return out
 
 
-def test_place_and_render(cli_map, tiny_encoder_dir, sample_records, tmp_path):
-    """A paper's own abstract (what `layout` embedded) is placed on its own point; the coordinates are printed."""
-    import re
+def test_the_cli_lays_out_the_map_the_pipeline_builds(cli_map, sample_corpus_path, tiny_encoder_dir, tmp_path):
+    """One path from text to map: `semcse map layout` and the pipeline's map step, given the same corpus, model
+    and settings, place every paper at the same coordinates (they once embedded different texts)."""
+    import json
 
     import numpy as np
 
     from semcse.maps import SemanticMap
 
-    own = sample_records[5]["abstract"]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    finished = {"validate": {"corpus": str(sample_corpus_path)}, "train": {"model": str(tiny_encoder_dir)}}
+    state = {"steps": {step: {"outputs": outputs, "seconds": 0} for step, outputs in finished.items()}}
+    (run_dir / "pipeline.json").write_text(json.dumps(state))
+    args = ["pipeline", "--from", "map", "--until", "map", *MAP_SETTINGS, "--set", "pipeline.build_map=true"]
+    args += ["--set", f"run_dir={run_dir}"]
+    result = runner.invoke(app, [*args, "--set", "corpus.label_col=topic"])
+    assert result.exit_code == 0, result.output
+    ours, pipelines = SemanticMap.load(cli_map), SemanticMap.load(run_dir / "map")
+    assert ours.ids == pipelines.ids and ours.labels == pipelines.labels
+    assert np.allclose(ours.coords, pipelines.coords), np.abs(ours.coords - pipelines.coords).max()
+
+
+def test_place_and_render(cli_map, tiny_encoder_dir, sample_records, tmp_path):
+    """A paper's own text (what `layout` embedded) is placed on its own point; the coordinates are printed."""
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    from semcse.data.schema import paper_text
+    from semcse.maps import SemanticMap
+
+    own = paper_text(pd.DataFrame([sample_records[5]])).iloc[0]
     result = runner.invoke(
         app,
         [

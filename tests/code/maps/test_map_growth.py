@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semcse import maps
-from semcse.maps import _conditionals, _kernel_sum
+from semcse.maps import semantic_map as maps
+from semcse.maps.semantic_map import _conditionals, _kernel_sum
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 

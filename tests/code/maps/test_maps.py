@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from semcse.maps import SemanticMap, layout
-from semcse.models.aspects import aspect_weights
+from semcse.models.aspects import aspect_weights, parse_weights
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
@@ -120,6 +120,22 @@ def test_empty_or_inconsistent_corpus_is_refused():
     for weights in ({"topic": float("nan")}, {"topic": float("inf")}, {"topic": -1.0}, {"topic": 0.0}):
         with pytest.raises(ValueError, match="finite and non-negative with a positive sum"):
             aspect_weights(weights, ["topic"])
+
+
+def test_weights_read_the_same_as_one_list_or_as_repeated_items():
+    """`--weights a=0.7,b=0.3` (search) and `--weight a=0.7 --weight b=0.3` (map layout) are one reading."""
+    assert (
+        parse_weights("topic=0.7, method=0.3")
+        == parse_weights(["topic=0.7", "method=0.3"])
+        == {
+            "topic": 0.7,
+            "method": 0.3,
+        }
+    )
+    assert parse_weights(None) == parse_weights([]) == {}
+    for bad in ("topic", "topic=much", "topic=0.7,method"):
+        with pytest.raises(ValueError, match="must look like aspect=weight"):
+            parse_weights(bad)
 
 
 def test_affinity_gradients_include_the_bandwidth_calibration(topic_map):

@@ -34,8 +34,8 @@ def test_weight_one_on_an_aspect_is_that_aspects_own_ranking(searchable: tuple[S
     for aspect in ("species", "method"):
         query = index.stored(row)
         hits = index.search(query, 10, {aspect: 1.0})
-        _, own = index.indexes[aspect].search_ids(query[aspect], 10)
-        assert [h.id for h in hits] == own[0]
+        own, stored = index.indexes[aspect].search(query[aspect], 10)[1], index.indexes[aspect].ids or []
+        assert [h.id for h in hits] == [stored[j] for j in own[0]]
     mixed = [h.id for h in index.search(index.stored(row), 10, {"species": 0.5, "method": 0.5})]
     assert mixed != [h.id for h in index.search(index.stored(row), 10, {"species": 1.0})]
 

@@ -8,7 +8,7 @@ import pytest
 
 from semcse.config import PositiveMix, TrainingConfig
 from semcse.data.modes import mix_weights
-from semcse.data.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
+from semcse.training.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
 from tests.fixtures.training import synthetic_texts
 
 

@@ -1,8 +1,9 @@
-"""Tiny randomly initialised Hugging Face models with tokenizers built on the spot.
+"""For tests and benchmarks only: tiny randomly initialised Hugging Face models, tokenizers built on the spot.
 
-For smoke tests, CI and pipeline-overhead benchmarks on machines with no model hub: each
-builder writes a normal Hugging Face directory, so every stage loads it by path exactly like a
-real model. They say nothing about quality.
+Smoke tests, CI and pipeline-overhead benchmarks run on machines with no model hub: each builder
+writes a normal Hugging Face directory, so every stage loads it by path exactly like a real model.
+They say nothing about quality, and no stage of the platform imports this module (a `scratch:` base
+model is `models.scratch`).
 """
 
 from __future__ import annotations

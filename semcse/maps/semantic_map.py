@@ -1,4 +1,4 @@
-"""Interactive t-SNE maps: aspect-weighted layout, placing new points, explaining any 2-D position.
+"""The map itself: aspect-weighted t-SNE layout, placing new points, explaining any 2-D position.
 
 The distance between two papers is `d = Σ_a α_a (1 − cos_a)` (SemCSE-Multi §6.2); high-dimensional
 affinities use `exp(−d² β_i)` as in A.9. openTSNE optimises the layout from affinities we compute
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -672,73 +671,3 @@ def layout(
         neighbours=neighbours,
         **_layout_stats(conditional, coords),
     )
-
-
-def layout_papers(
-    corpus: Any, vectors: Mapping[str, np.ndarray], cfg: Any, label_col: str | None = None
-) -> SemanticMap:
-    """The map of a validated corpus from its papers' vectors (`embedding.embed_papers`), laid out by `cfg`.
-
-    `cfg` is a `MapConfig`; papers are embedded as the search index embeds them (title and
-    abstract, every aspect), so a paper's map point and its search vectors come from the same text.
-    """
-    labels = corpus[label_col].astype(str).tolist() if label_col and label_col in corpus else None
-    return layout(
-        corpus["id"].astype(str).tolist(),
-        vectors,
-        cfg.weights,
-        labels=labels,
-        perplexity=cfg.perplexity,
-        iterations=cfg.iterations,
-        seed=cfg.seed,
-        pca_components=cfg.pca_components,
-        neighbours=cfg.neighbours,
-    )
-
-
-def render(
-    semantic_map: SemanticMap,
-    path: str | Path,
-    highlights: list[tuple[Any, str]] | None = None,
-    title: str | None = None,
-    max_legend: int = 20,
-) -> str:
-    """A PNG of the map: points coloured by label (with a legend), highlighted positions annotated."""
-    import textwrap
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 7), dpi=120)
-    labels = semantic_map.labels or ["points"] * len(semantic_map)
-    names = sorted(set(labels))
-    colours = plt.get_cmap("tab20" if len(names) > 10 else "tab10")
-    for i, name in enumerate(names):
-        rows = np.array([label == name for label in labels])
-        shown = name if i < max_legend else None
-        xs, ys = semantic_map.coords[rows].T
-        ax.scatter(xs, ys, s=9, color=colours(i % colours.N), label=shown, alpha=0.8)
-    for point, text in highlights or []:
-        x, y = np.asarray(point, dtype=float).reshape(-1)[:2]
-        ax.scatter([x], [y], marker="*", s=220, color="black", edgecolor="white", zorder=3)
-        ax.annotate(
-            textwrap.fill(text, 40),
-            (x, y),
-            xytext=(8, 8),
-            textcoords="offset points",
-            fontsize=8,
-            bbox={"boxstyle": "round", "fc": "white", "alpha": 0.85},
-        )
-    weights = ", ".join(f"{a or 'embedding'}={w:.2f}" for a, w in semantic_map.active.items())
-    ax.set_title(title or f"{len(semantic_map):,} points · {weights}")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    if semantic_map.labels:
-        ax.legend(loc="best", fontsize=8, markerscale=2, frameon=True)
-    fig.tight_layout()
-    with tempfile.TemporaryDirectory() as tmp:
-        fig.savefig(Path(tmp) / "map.png")
-        plt.close(fig)
-        return storage.upload(Path(tmp) / "map.png", path)

@@ -1,0 +1,1 @@
+"""The `semcse` command groups (`semcse corpus …`, `semcse map …`) and what every command shares."""

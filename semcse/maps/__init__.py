@@ -1,0 +1,26 @@
+"""Interactive t-SNE maps of a corpus: lay out, place new papers, explain any position, render.
+
+- `semantic_map`: the map itself (`layout`, `SemanticMap.place/explain/append/remove`, save/load).
+- `corpus`: a corpus's map from its papers' texts, the one path the CLI and the pipeline share.
+- `explain`: a map position in words, through decoders.
+- `render`: a PNG of a map.
+"""
+
+from semcse.maps.corpus import layout_papers, map_corpus, on_map, paper_vectors, text_vectors
+from semcse.maps.explain import explain_in_words
+from semcse.maps.render import render
+from semcse.maps.semantic_map import MIN_POINTS, Pca, SemanticMap, layout
+
+__all__ = [
+    "MIN_POINTS",
+    "Pca",
+    "SemanticMap",
+    "explain_in_words",
+    "layout",
+    "layout_papers",
+    "map_corpus",
+    "on_map",
+    "paper_vectors",
+    "render",
+    "text_vectors",
+]
