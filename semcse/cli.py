@@ -61,7 +61,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
-        from semcse.generation.pipeline import GenerationIncomplete
+        from semcse.generation import GenerationIncomplete
         from semcse.runtime import RayUnavailable
 
         try:
@@ -288,9 +288,9 @@ def evaluate_command(
     from semcse.evaluation.inputs import EvaluationDataError
     from semcse.evaluation.report import terminal_text
     from semcse.evaluation.runner import evaluate
-    from semcse.index import VectorIndexError
     from semcse.models.aspects import MissingAspectError
     from semcse.runtime import connect
+    from semcse.vector_index import VectorIndexError
 
     cfg = build_config(
         config,
@@ -831,7 +831,7 @@ def train_aspects_command(
 
     Example: semcse train-aspects --pack invasion_biology --texts runs/aspects --corpus corpus.parquet --base-model M
     """
-    from semcse.training.aspects import train_aspects
+    from semcse.training.aspect_encoders import train_aspects
 
     cfg = build_config(
         config,
@@ -930,10 +930,10 @@ def search_command(
 
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
-    from semcse.index import VectorIndexError
     from semcse.models.aspects import encode_aspects
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
+    from semcse.vector_index import VectorIndexError
 
     cfg = build_config(config, overrides)
     if (query is None) == (paper_id is None):

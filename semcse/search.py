@@ -30,7 +30,7 @@ import pandas as pd
 
 from semcse import storage, versions
 from semcse.config import ConfigError, EvaluationConfig, RunConfig
-from semcse.index import Metric, VectorIndex, VectorIndexError
+from semcse.vector_index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
 EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map

@@ -22,7 +22,7 @@ LAYERS = {
             "logs",
             "runtime",
             "tracking",
-            "index",
+            "vector_index",
             "versions",
             "data",
         ),
