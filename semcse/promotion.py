@@ -35,14 +35,14 @@ class Promotion:
         return asdict(self)
 
 
-def versus_incumbent(suites: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
+def _versus_incumbent(suites: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
     """The evaluation's paired `trained − incumbent` difference on `SUITE:COLUMN`, or None when it was not computed."""
     suite, _, column = metric.partition(":")
     found = suites.get(suite, {}).get("versus_incumbent", {}).get(column)
     return dict(found) if found is not None else None
 
 
-def evidence(incumbent: str, metric: str, comparison: Mapping[str, Any]) -> str:
+def _evidence(incumbent: str, metric: str, comparison: Mapping[str, Any]) -> str:
     """`trained − base on suite:column: −0.043 (95% CI [−0.085, −0.011])`."""
     return (
         f"trained − {incumbent} on {metric}: {comparison['difference']:+.3f} "
@@ -63,13 +63,13 @@ def decide(
     `suites` are the evaluate step's tables (each with its `versus_incumbent` differences);
     `version` is None when training registered nothing (no step beat the base model on validation).
     """
-    comparison = versus_incumbent(suites, metric)
+    comparison = _versus_incumbent(suites, metric)
     if comparison is None:
         raise ConfigError(
             f"pipeline.metric={metric!r} is not in the evaluation results (suites: {sorted(suites)}); use SUITE:COLUMN"
         )
-    shown = evidence(incumbent, metric, comparison)
-    found = {guard: versus_incumbent(suites, guard) for guard in guards}
+    shown = _evidence(incumbent, metric, comparison)
+    found = {guard: _versus_incumbent(suites, guard) for guard in guards}
     losses = {guard: diff for guard, diff in found.items() if diff and diff["verdict"] == "worse"}
     unchecked = [guard for guard, diff in found.items() if diff is None]
     champion = version is not None and comparison["verdict"] == "better" and not losses
@@ -78,7 +78,7 @@ def decide(
     elif champion:
         verdict = f"trained model beats the {incumbent}: {shown} → {name}@champion = version {version}"
     elif comparison["verdict"] == "better":
-        worse = "; ".join(evidence(incumbent, guard, diff) for guard, diff in losses.items())
+        worse = "; ".join(_evidence(incumbent, guard, diff) for guard, diff in losses.items())
         verdict = f"better ({shown}) but worse on a guard metric ({worse}); keeping the {incumbent}"
     else:
         outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
