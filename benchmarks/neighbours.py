@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semcse.index import VectorIndex
+from semcse.vector_index import VectorIndex
 
 DIM, K = 384, 10
 

@@ -435,7 +435,7 @@ def train_aspects_command(
 
     Example: semcse train-aspects --pack invasion_biology --texts runs/aspects --corpus corpus.parquet --base-model M
     """
-    from semcse.training.aspects import train_aspects
+    from semcse.training.aspect_encoders import train_aspects
 
     cfg = build_config(
         config,
@@ -518,10 +518,10 @@ def search_command(
 
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
-    from semcse.index import VectorIndexError
     from semcse.models.aspects import encode_aspects, parse_weights
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
+    from semcse.vector_index import VectorIndexError
 
     cfg = build_config(config, overrides)
     if (query is None) == (paper_id is None):

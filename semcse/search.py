@@ -20,7 +20,7 @@ exactly the papers that are moderately close on every aspect, which is what weig
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ import pandas as pd
 from semcse import storage, versions
 from semcse.config import ConfigError, EvaluationConfig, RunConfig
 from semcse.embedding import EMBEDDINGS_DIR
-from semcse.index import Metric, VectorIndex, VectorIndexError
+from semcse.vector_index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS = "search.json", "papers.parquet"
 
@@ -142,6 +142,30 @@ class SearchIndex:
             index.remove(rows)
         self.papers = self.papers.drop(index=rows).reset_index(drop=True)
         self._stacked, self._rows = None, None
+
+    @classmethod
+    def publish_grown(
+        cls,
+        root: str,
+        tag: str,
+        additions: pd.DataFrame,
+        vectors: Callable[[], Mapping[str, np.ndarray]],
+        replaced: Sequence[str] = (),
+    ) -> str:
+        """Publish the current version of the versioned index `root`, less `replaced` papers, plus `additions`
+        (validated corpus rows) with their `vectors`, as a new version tagged `tag`; its name.
+
+        Once per tag (`versions.publish(once=True)`): a rerun after the new version became current
+        writes nothing, and only then are the vectors asked for.
+        """
+
+        def write(directory: Path) -> None:
+            index = cls.load(root)
+            index.remove([p for p in replaced if p in set(index.papers["id"].astype(str))])
+            index.add(additions["id"].astype(str).tolist(), additions["title"].tolist(), vectors(), details=additions)
+            index.save(directory)
+
+        return versions.publish(root, tag, write, once=True)[0]
 
     def row_of(self, paper_id: str) -> int:
         """A paper's row, from an id → row table built once per set of papers (the page asks per hit)."""

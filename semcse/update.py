@@ -1,12 +1,14 @@
 """Living corpora: add new abstracts to a built pipeline run and pay only for what is new.
 
-`semcse pipeline --add NEW` (or `run_update`) takes a run directory the pipeline built and, in
-order, each step recorded in `<run_dir>/updates/<key>/pipeline.json` once it is done:
+`semcse pipeline --add NEW` (or `run_update`) takes a run directory the pipeline built and runs the
+steps of `STEPS` in order, each recorded in `<run_dir>/updates/<key>/pipeline.json` once it is done
+(`semcse.steps`, the pipeline's own step runner). Each step calls the owner of what it changes:
 
 1. **validate** the new rows alone, and against the run's corpus: an id it already holds with the
    same text is skipped, with another text rejected as a conflict (or, with `replace`, accepted as
    a replacement). `new = added + skipped + rejected` always holds.
-2. **corpus**: the accepted rows join the validated corpus (rewritten whole, then renamed over it).
+2. **corpus**: the accepted rows join the validated corpus (`data.validation.grow_corpus`: rewritten
+   whole, then renamed over it).
 3. **invalidate** / **generate** (when the run generated texts): replaced papers' generated units
    are withdrawn, then generation runs over the grown corpus; it is keyed by unit, so only the
    new and replaced abstracts are generated and every earlier summary is reused as it is.
@@ -16,10 +18,10 @@ order, each step recorded in `<run_dir>/updates/<key>/pipeline.json` once it is 
    new space: the map is laid out again). Without it the registered model stays as it is.
 5. **embed** the added papers once, with the model the index was built with.
 6. **index**: the current index version minus replaced papers plus the added ones, published as a
-   new version (`semcse.versions`); aspect-weighted search finds them at once.
-7. **map**: the added papers are placed into the current map (`SemanticMap.place`; every old point
-   keeps its coordinates) and appended, published as a new version; the report says where each
-   landed (its nearest old papers on the map).
+   new version (`SearchIndex.publish_grown`); aspect-weighted search finds them at once.
+7. **map**: the added papers are placed into the current map (every old point keeps its
+   coordinates) and appended, published as a new version (`SemanticMap.publish_grown`); the report
+   says where each landed (its nearest old papers on the map).
 8. **finish**: one MLflow run, a child of the run that built the corpus, holds the counts, the
    step times and the report.
 
@@ -35,9 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,8 @@ import pandas as pd
 
 from semcse import storage, versions
 from semcse.config import ConfigError, RunConfig
-from semcse.pipeline import Pipeline, PipelineState
+from semcse.pipeline import Pipeline
+from semcse.steps import Outputs, StepRunner, StepState
 from semcse.tracking import Tracker
 
 log = logging.getLogger(__name__)
@@ -54,19 +57,6 @@ log = logging.getLogger(__name__)
 UPDATES_DIR = "updates"
 REQUEST = "request.json"
 NEAREST = 3
-STEPS = (
-    "validate",
-    "corpus",
-    "invalidate",
-    "generate",
-    "train",
-    "evaluate",
-    "register",
-    "embed",
-    "index",
-    "map",
-    "finish",
-)
 
 
 @dataclass
@@ -144,7 +134,7 @@ def update_key(path: str | Path, replace: bool, retrain: bool) -> str:
 
 
 class Update:
-    """One update of one run directory; `run` does the steps not yet recorded."""
+    """One update of one run directory; `run` does the steps not yet recorded (`STEPS`, one method each)."""
 
     def __init__(
         self,
@@ -157,7 +147,6 @@ class Update:
         self.cfg = cfg
         self.source = str(new_corpus)
         self.replace, self.retrain = replace, retrain
-        self.on_step = on_step
         self.pipeline = Pipeline(cfg)
         built = self.pipeline.state.steps
         if "validate" not in built or "train" not in built:
@@ -168,7 +157,9 @@ class Update:
         self.key = update_key(new_corpus, replace, retrain)
         self.dir = storage.join(self.pipeline.run_dir, UPDATES_DIR, self.key)
         self._refuse_if_another_is_unfinished()
-        self.state = PipelineState.load(self.dir)
+        self.state = StepState.load(self.dir)
+        table = {name: partial(step, self) for name, step in STEPS.items()}
+        self.runner = StepRunner("update", table, self.state, headings=False, on_step=on_step)
         request = storage.join(self.dir, REQUEST)
         if not storage.is_file(request):
             storage.write_json(request, {"add": self.source, "replace": replace, "retrain": retrain})
@@ -179,7 +170,7 @@ class Update:
         for key in storage.names(root):
             other = storage.join(root, key)
             request = storage.join(other, REQUEST)
-            if key == self.key or not storage.is_file(request) or "finish" in PipelineState.load(other).steps:
+            if key == self.key or not storage.is_file(request) or "finish" in StepState.load(other).steps:
                 continue
             asked = storage.read_json(request)
             flags = "".join(f" --{flag}" for flag in ("replace", "retrain") if asked[flag])
@@ -200,21 +191,11 @@ class Update:
         from semcse.runtime import connect
 
         self.cfg = self.pipeline.cfg = connect(self.cfg)
-        tracker = self._tracker()
-        try:
-            with tracker.as_parent():
-                for step in STEPS:
-                    self._step(step, tracker)
-        except BaseException:
-            tracker.finish("FAILED")
-            raise
-        tracker.finish("FINISHED")
+        self.runner.run(self.cfg.tracking, self._start_run)
         return self.report()
 
-    def _tracker(self) -> Tracker:
-        """The update's MLflow run (resumed on a rerun), a child of the pipeline run that built the corpus."""
-        if self.state.parent_run_id:
-            return Tracker.resume(self.cfg.tracking, self.state.parent_run_id)
+    def _start_run(self) -> Tracker:
+        """The update's MLflow run, a child of the pipeline run that built the corpus."""
         built_by = self.pipeline.state.parent_run_id
         parent = Tracker(self.cfg.tracking, built_by) if built_by else None
         tags = {"stage": "update", "semcse.update": self.key, "semcse.corpus_run": built_by or ""}
@@ -222,25 +203,10 @@ class Update:
         tracker.log_params(
             {"add": self.source, "replace": self.replace, "retrain": self.retrain, "run_dir": self.cfg.run_dir}
         )
-        self.state.parent_run_id = tracker.run_id
-        self.state.save()
         return tracker
 
-    def _step(self, step: str, tracker: Tracker) -> None:
-        if step in self.state.steps:
-            log.info("✓ update %s: done in an earlier run, skipped", step)
-            return
-        began = time.time()
-        outputs = getattr(self, f"_{step}")()
-        if self.on_step is not None:
-            self.on_step(step)  # tests stop here: the work is done, the state does not say so yet
-        seconds = round(time.time() - began, 2)
-        self.state.steps[step] = {"outputs": outputs, "seconds": seconds}
-        self.state.save()
-        tracker.log_metrics({f"update/{step}_seconds": seconds})
-
     def _done(self, step: str) -> dict[str, Any]:
-        return self.state.steps.get(step, {}).get("outputs", {})
+        return self.state.recorded(step)
 
     @property
     def additions(self) -> pd.DataFrame:
@@ -257,14 +223,14 @@ class Update:
 
     def _built(self, step: str, key: str) -> str | None:
         """An output of the pipeline's build (e.g. the index root), or None when that step made none."""
-        return self.pipeline.state.steps.get(step, {}).get("outputs", {}).get(key)
+        return self.pipeline.state.recorded(step).get(key)
 
     def _corpus_path(self) -> str:
         return self.pipeline.state.outputs("validate")["corpus"]
 
     # ----- steps ---------------------------------------------------------------------------------------
 
-    def _validate(self) -> dict[str, Any]:
+    def validate(self) -> dict[str, Any]:
         from semcse.data.io import read_corpus, read_raw
         from semcse.data.validation import validate
 
@@ -293,23 +259,21 @@ class Update:
             **report.to_dict(),
         }
 
-    def _corpus(self) -> dict[str, Any]:
-        from semcse.data.io import read_corpus, write_parquet
-        from semcse.data.validation import merge_additions
+    def corpus(self) -> dict[str, Any]:
+        from semcse.data.io import read_corpus
+        from semcse.data.validation import grow_corpus
 
         path = self._corpus_path()
-        corpus = read_corpus(path)
         if self._nothing_to_add():
-            return {"papers": len(corpus)}
-        merged = merge_additions(corpus, self.additions)
-        write_parquet(merged, path)  # written whole: readers see the old corpus or the merged one
-        log.debug("corpus: %d → %d papers (%s)", len(corpus), len(merged), path)
-        return {"papers": len(merged)}
+            return {"papers": len(read_corpus(path))}
+        papers = grow_corpus(path, self.additions)
+        log.debug("corpus: %d papers (%s)", papers, path)
+        return {"papers": papers}
 
     def _texts(self) -> str | None:
         return None if self._nothing_to_add() else self._built("generate", "texts")
 
-    def _invalidate(self) -> dict[str, Any]:
+    def invalidate(self) -> dict[str, Any]:
         from semcse.data.generated import Manifest
 
         texts = self._texts()
@@ -318,13 +282,13 @@ class Update:
             log.debug("generated texts of %d replaced papers withdrawn in %s", len(self.replaced), texts)
         return {"texts": texts, "invalidated": self.replaced if texts else []}
 
-    def _generate(self) -> dict[str, Any]:
+    def generate(self) -> dict[str, Any]:
         texts = self._texts()
         if not texts:
             return {"texts": None}
         from semcse.generation import run_generation
 
-        report = run_generation(self.pipeline._on_validated({"generation.out": texts}))
+        report = run_generation(self.pipeline.validated_config({"generation.out": texts}))
         report.require_finished()
         return {"texts": texts, "units": report.units, "reused": report.units_reused, "rows": report.rows_written}
 
@@ -335,13 +299,13 @@ class Update:
         self.pipeline.run(start=step, until=step, force=True)
         return {"rerun": True, **self.pipeline.state.outputs(step)}
 
-    def _train(self) -> dict[str, Any]:
+    def train(self) -> dict[str, Any]:
         return self._retrained("train")
 
-    def _evaluate(self) -> dict[str, Any]:
+    def evaluate(self) -> dict[str, Any]:
         return {"rerun": self._retrained("evaluate")["rerun"]}
 
-    def _register(self) -> dict[str, Any]:
+    def register(self) -> dict[str, Any]:
         return self._retrained("register")
 
     def _rebuilt(self) -> bool:
@@ -356,7 +320,7 @@ class Update:
             return SearchIndex.manifest(index)["model"]
         return self._built("map", "model")
 
-    def _embed(self) -> dict[str, Any]:
+    def embed(self) -> dict[str, Any]:
         model = self._model()
         if self._nothing_to_add() or self._rebuilt() or model is None:
             return {"vectors": None, "papers": 0}
@@ -373,7 +337,7 @@ class Update:
         embeddings = storage.join(self.pipeline.run_dir, EMBEDDINGS_DIR)
         return embed_papers(ModelRef(model, model), self.additions, embeddings, self.cfg.evaluation).vectors
 
-    def _index(self) -> dict[str, Any]:
+    def index(self) -> dict[str, Any]:
         from semcse.search import SearchIndex
 
         if self._rebuilt():
@@ -382,21 +346,12 @@ class Update:
         if not root:
             return {"index": None}
         if self._done("embed").get("vectors"):
-            additions = self.additions
-
-            def write(directory: Path) -> None:
-                index = SearchIndex.load(root)
-                index.remove([p for p in self.replaced if p in set(index.papers["id"].astype(str))])
-                ids, titles = additions["id"].astype(str).tolist(), additions["title"].tolist()
-                index.add(ids, titles, self._vectors(), details=additions)
-                index.save(directory)
-
-            versions.publish(root, f"add-{self.key}", write, once=True)
+            SearchIndex.publish_grown(root, f"add-{self.key}", self.additions, self._vectors, self.replaced)
         papers = SearchIndex.manifest(root)["size"]
         log.debug("index: %d papers, version %s", papers, versions.current(root))
         return {"index": root, "version": versions.current(root), "papers": papers}
 
-    def _map(self) -> dict[str, Any]:
+    def map(self) -> dict[str, Any]:
         from semcse.maps import SemanticMap
 
         if self._rebuilt():
@@ -409,26 +364,12 @@ class Update:
         additions = self.additions
         ids = additions["id"].astype(str).tolist()
         label_col = self.cfg.corpus.label_col
-        grown: list[SemanticMap] = []
-
-        def write(directory: Path) -> None:
-            semantic_map = SemanticMap.load(root)
-            gone = [p for p in self.replaced if p in set(semantic_map.ids)]
-            if gone:
-                semantic_map = semantic_map.remove(gone)
-            vectors = self._vectors()
-            log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
-            coords = semantic_map.place(vectors, steps=self.cfg.map.place_steps)
-            labels = None
-            if semantic_map.labels is not None and label_col and label_col in additions:
-                labels = additions[label_col].fillna("").astype(str).tolist()
-            grown.append(semantic_map.append(ids, vectors, coords, labels))
-            grown[0].save(directory)
-
-        version, fresh = versions.publish(root, f"add-{self.key}", write, once=True)
-        result = grown[0] if fresh else SemanticMap.load(root)
-        log.debug("map: %d points, version %s (old points unmoved)", len(result), version)
-        return {"map": root, "version": version, "points": len(result), "landings": self._landings(result, ids)}
+        labels = additions[label_col].fillna("").astype(str).tolist() if label_col and label_col in additions else None
+        version, grown = SemanticMap.publish_grown(
+            root, f"add-{self.key}", ids, self._vectors, self.cfg.map.place_steps, labels, self.replaced
+        )
+        log.debug("map: %d points, version %s (old points unmoved)", len(grown), version)
+        return {"map": root, "version": version, "points": len(grown), "landings": self._landings(grown, ids)}
 
     def _landings(self, grown: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Where each added paper is on the map, and its nearest papers that were there before."""
@@ -446,7 +387,7 @@ class Update:
             landings[paper] = {"x": float(x), "y": float(y), "near": landed}
         return landings
 
-    def _finish(self) -> dict[str, Any]:
+    def finish(self) -> dict[str, Any]:
         report = self.report()
         tracker = Tracker(self.cfg.tracking, self.state.parent_run_id)
         counts = ("new", "added", "replaced", "skipped", "rejected", "corpus", "embedded")
@@ -507,3 +448,18 @@ def run_update(
     after each step's work and before it is recorded (progress hooks, crash tests).
     """
     return Update(cfg, new_corpus, replace, retrain, on_step).run()
+
+
+STEPS: dict[str, Callable[[Update], Outputs]] = {
+    "validate": Update.validate,
+    "corpus": Update.corpus,
+    "invalidate": Update.invalidate,
+    "generate": Update.generate,
+    "train": Update.train,
+    "evaluate": Update.evaluate,
+    "register": Update.register,
+    "embed": Update.embed,
+    "index": Update.index,
+    "map": Update.map,
+    "finish": Update.finish,
+}

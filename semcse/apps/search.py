@@ -43,7 +43,7 @@ from semcse.apps.common import (
 )
 from semcse.apps.live import Live
 from semcse.config import ServeConfig
-from semcse.index import VectorIndexError
+from semcse.vector_index import VectorIndexError
 
 log = logging.getLogger("semcse.serve")
 api = create_api("semcse search")

@@ -42,10 +42,10 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
         from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
         from semcse.evaluation.inputs import EvaluationDataError
-        from semcse.generation.pipeline import GenerationIncomplete
-        from semcse.index import VectorIndexError
+        from semcse.generation import GenerationIncomplete
         from semcse.models.aspects import MissingAspectError
         from semcse.runtime import RayUnavailable
+        from semcse.vector_index import VectorIndexError
 
         try:
             return func(*args, **kwargs)

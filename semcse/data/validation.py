@@ -24,7 +24,7 @@ import pandas as pd
 
 from semcse import storage
 from semcse.config import ConfigError, CorpusConfig, RunConfig
-from semcse.data.io import BAD_UTF8, RawCorpus, read_raw, write_parquet
+from semcse.data.io import BAD_UTF8, RawCorpus, read_corpus, read_raw, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
 
 _CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]"
@@ -89,6 +89,17 @@ def merge_additions(corpus: pd.DataFrame, accepted: pd.DataFrame) -> pd.DataFram
     """
     kept = corpus[~corpus[ID].astype(str).isin(set(accepted[ID].astype(str)))]
     return pd.concat([kept, accepted], ignore_index=True)
+
+
+def grow_corpus(path: str | Path, accepted: pd.DataFrame) -> int:
+    """Merge accepted additions into the validated corpus at `path` (`merge_additions`); its size after.
+
+    The file is written whole and renamed over the old one, so readers see the old corpus or the
+    merged one, never a mix; a merge interrupted after its write is simply done again.
+    """
+    merged = merge_additions(read_corpus(path), accepted)
+    write_parquet(merged, path)
+    return len(merged)
 
 
 def _raw_record(row: pd.Series, extra: list[str]) -> str:

@@ -36,7 +36,7 @@ from semcse.evaluation.inputs import (
 )
 from semcse.evaluation.results import LabelledSpace, SuiteResult
 from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
-from semcse.index import VectorIndex
+from semcse.vector_index import VectorIndex
 
 NAME = "knn"
 V_MEASURE_ROWS = 20_000

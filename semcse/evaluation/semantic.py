@@ -45,7 +45,7 @@ from semcse.evaluation.inputs import (
 )
 from semcse.evaluation.results import LabelledSpace, SuiteResult
 from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
-from semcse.index import VectorIndex
+from semcse.vector_index import VectorIndex
 
 NAME = "semantic"
 MATCHING = {"title_abstract": ("titles", "abstracts"), "half_half": ("first_halves", "second_halves")}

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from semcse.generation.pipeline import GenerationIncomplete, GenerationReport, run_generation
+from semcse.generation.runner import GenerationIncomplete, GenerationReport, run_generation
 
 __all__ = ["GenerationIncomplete", "GenerationReport", "run_generation"]

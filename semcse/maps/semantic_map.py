@@ -24,8 +24,9 @@ The pipeline keeps its map as a versioned root (`semcse.versions`); `load` reads
 from __future__ import annotations
 
 import json
+import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ import torch
 
 from semcse import storage, versions
 from semcse.models.aspects import aspect_weights
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 MIN_POINTS = 4
@@ -438,6 +441,41 @@ class SemanticMap:
         )
         smaller.z_sum = float(self.z_sum - 2 * smaller._kernel_to(gone) - _kernel_sum(gone))
         return smaller
+
+    @classmethod
+    def publish_grown(
+        cls,
+        root: str,
+        tag: str,
+        ids: list[str],
+        vectors: Callable[[], Mapping[str, np.ndarray]],
+        place_steps: int,
+        labels: list[str] | None = None,
+        replaced: Sequence[str] = (),
+    ) -> tuple[str, SemanticMap]:
+        """Publish the current version of the versioned map `root`, less `replaced` papers, with the papers
+        `ids` placed into it (`place`: every old point keeps its coordinates) and appended, as a new version
+        tagged `tag`; its name and the grown map.
+
+        Once per tag (`versions.publish(once=True)`): a rerun after the new version became current
+        places nothing and returns the current map.
+        """
+        grown: list[SemanticMap] = []
+
+        def write(directory: Path) -> None:
+            semantic_map = cls.load(root)
+            gone = [p for p in replaced if p in set(semantic_map.ids)]
+            if gone:
+                semantic_map = semantic_map.remove(gone)
+            added = vectors()
+            log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
+            coords = semantic_map.place(added, steps=place_steps)
+            kept_labels = labels if semantic_map.labels is not None else None
+            grown.append(semantic_map.append(ids, added, coords, kept_labels))
+            grown[0].save(directory)
+
+        version, fresh = versions.publish(root, tag, write, once=True)
+        return version, grown[0] if fresh else cls.load(root)
 
     def _kernel_to(self, y: np.ndarray) -> float:
         """Σ over new points y and map points j of (1 + |y − y_j|²)^-1."""

@@ -36,7 +36,7 @@ from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
 from semcse.models.token_batches import TokenBatches
 from semcse.models.unified import UnifiedEncoder
-from semcse.training.aspects import (
+from semcse.training.aspect_encoders import (
     KIND_PREFIX,
     MERGED_TEXTS,
     keep_well_covered,
@@ -66,7 +66,7 @@ class TargetValidation:
         return len(self.texts)
 
 
-def evaluate_targets(model: UnifiedEncoder, val: TargetValidation, batch_size: int = 64) -> Validated:
+def validate_targets(model: UnifiedEncoder, val: TargetValidation, batch_size: int = 64) -> Validated:
     """Per aspect, the average rank of each abstract's target among the validation targets; their mean."""
     predicted = model.encode(val.texts, aspects=val.aspects, batch_size=batch_size)
     ranks = {}
@@ -90,7 +90,7 @@ class SummaryValidation:
         return min(len(q) for q in self.queries.values())
 
 
-def evaluate_summaries(model: UnifiedEncoder, val: SummaryValidation, batch_size: int = 64) -> Validated:
+def validate_summaries(model: UnifiedEncoder, val: SummaryValidation, batch_size: int = 64) -> Validated:
     """Per aspect, the average rank of the abstract for the query of one of its summaries (same head); their mean."""
     ranks = {}
     for aspect, queries in val.queries.items():
@@ -182,7 +182,7 @@ class DistillData:
     aspects: list[str]
     train_rows: pd.DataFrame
     validation: TargetValidation | SummaryValidation
-    evaluate: Callable[[Any, Any], Validated]
+    validate: Callable[[Any, Any], Validated]
     counts: dict[str, int]
 
 
@@ -261,7 +261,7 @@ def prepare_distill(cfg: RunConfig, tc: TrainingConfig) -> DistillData:
     counts = {"train_abstracts": len(rows), "val_abstracts": len(chosen)}
     counts |= {f"train_targets:{a}": int(mask[has_any & ~is_val, i].sum()) for i, a in enumerate(aspects)}
     _check(tc, counts, [int(mask[chosen, i].sum()) for i in range(len(aspects))], aspects)
-    return DistillData(aspects, rows, validation, evaluate_targets, counts)
+    return DistillData(aspects, rows, validation, validate_targets, counts)
 
 
 def _direct_data(cfg: RunConfig, tc: TrainingConfig, corpus: pd.DataFrame, split: pd.Series) -> DistillData:
@@ -284,7 +284,7 @@ def _direct_data(cfg: RunConfig, tc: TrainingConfig, corpus: pd.DataFrame, split
         documents[aspect] = held["text"].tolist()
     counts = {"train_abstracts": len(rows), "val_abstracts": int((split == "val").sum())}
     _check(tc, counts, [len(q) for q in queries.values()], aspects)
-    return DistillData(aspects, rows, SummaryValidation(queries, documents), evaluate_summaries, counts)
+    return DistillData(aspects, rows, SummaryValidation(queries, documents), validate_summaries, counts)
 
 
 def _as_list(value: Any) -> list[str]:
@@ -353,7 +353,7 @@ def distill(cfg: RunConfig) -> DistillResult:
             f"{data.counts['val_abstracts']} validation; {tc.num_workers} workers × {tc.worker_batch_size}, "
             f"{tc.max_steps} steps"
         ],
-        evaluate=data.evaluate,
+        validate=data.validate,
     )
     result = fit_and_deliver(cfg, tc, job)
     return DistillResult(result.model_dir, data.aspects, result.best, result.run_id, result.model_version)

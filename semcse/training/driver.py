@@ -28,7 +28,7 @@ from semcse.tracking import Tracker
 from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
 from semcse.training.loop import FailOnce, LoopSpec, train_loop
 from semcse.training.objective import Objective
-from semcse.training.validation import Validated, evaluate
+from semcse.training.validation import Validated, validate
 
 log = logging.getLogger(__name__)
 STATUS_FILE = "semcse_training.json"
@@ -55,7 +55,7 @@ class TrainingJob:
     register_name: str
     register_alias: str | None
     banner: list[str] = field(default_factory=list)
-    evaluate: Callable[[Any, Any], Validated] = evaluate
+    validate: Callable[[Any, Any], Validated] = validate
     fail_once: FailOnce | None = None
 
 
@@ -92,7 +92,7 @@ def fit_and_deliver(cfg: RunConfig, tc: TrainingConfig, job: TrainingJob) -> Tra
             tracking=tracking,
             run_id=tracker.run_id,
             fail_once=job.fail_once,
-            evaluate=job.evaluate,
+            validate=job.validate,
         )
         for line in job.banner:
             log.info(line, extra=logs.stage(job.stage))

@@ -32,7 +32,7 @@ from semcse.training import checkpoints
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import TEXTS, Objective
 from semcse.training.positives import DRAW
-from semcse.training.validation import Validated, ValidationSet, evaluate
+from semcse.training.validation import Validated, ValidationSet, validate
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class LoopSpec:
     tracking: TrackingConfig | None = None
     run_id: str | None = None
     fail_once: FailOnce | None = None
-    evaluate: Callable[[Any, Any], Validated] = evaluate  # (model, validation) -> metrics with val_score
+    validate: Callable[[Any, Any], Validated] = validate  # (model, validation) -> metrics with val_score
 
 
 class Meter:
@@ -333,7 +333,7 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
     node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
     with _torch_threads(threads):
-        shared = [spec.evaluate(model, spec.validation) if evaluates else None]
+        shared = [spec.validate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
     if shared[0] is None:

@@ -148,7 +148,7 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
     return " ".join(sentences[:middle]), " ".join(sentences[middle:])
 
 
-def evaluate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
+def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
     """Each check's average rank, each abstract's mean rank over its checks (their mean is `val_score`) and,
     with labels, each labelled abstract's label agreement; every text is encoded once, in one batched pass
     without gradients."""

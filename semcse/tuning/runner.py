@@ -56,7 +56,7 @@ class StudyResult:
 def trial_resources(cfg: RunConfig, trainer: str) -> dict[str, float]:
     """What one trial's TorchTrainer reserves while it trains."""
     if trainer == "multi":
-        from semcse.training.aspects import stage_training
+        from semcse.training.aspect_encoders import stage_training
 
         tc = stage_training(cfg, cfg.multi.distill, "multi.distill")
     else:

@@ -103,7 +103,7 @@ def evaluate_model(
 def check_base(cfg: RunConfig, trainer: str) -> None:
     """Fail before any trial on what every trial would hit: no model, no corpus, no pairs, batch too large."""
     if trainer == "multi":
-        from semcse.training.aspects import stage_training
+        from semcse.training.aspect_encoders import stage_training
         from semcse.training.distill import prepare_distill
 
         prepare_distill(cfg, stage_training(cfg, cfg.multi.distill, "multi.distill"))

@@ -71,7 +71,7 @@ def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
     """With retry rounds left, a shard's final units are written at once; only the failing unit waits."""
     from semcse.data.generated import Manifest, read_texts
     from semcse.generation.parsing import Parsed
-    from semcse.generation.pipeline import Generation, GenerationReport, Sample
+    from semcse.generation.runner import Generation, GenerationReport, Sample
 
     cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
     generation = Generation(cfg)
@@ -101,7 +101,7 @@ def test_a_unit_the_engine_failed_on_is_neither_written_nor_rejected_nor_finishe
     """An engine error (an outage) says nothing about the unit: it stays unfinished for the next run, whole."""
     from semcse.data.generated import Manifest, read_texts
     from semcse.generation.parsing import Parsed
-    from semcse.generation.pipeline import REJECTS_DIR, Generation, GenerationReport, Sample
+    from semcse.generation.runner import REJECTS_DIR, Generation, GenerationReport, Sample
 
     cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
     generation = Generation(cfg)
@@ -125,7 +125,7 @@ def test_a_unit_the_engine_failed_on_is_neither_written_nor_rejected_nor_finishe
 
 def test_changed_settings_change_the_shard_keys(gen_config):
     """A shard key covers the settings that shape output: new sampling → new keys, nothing skipped."""
-    from semcse.generation.pipeline import Generation
+    from semcse.generation.runner import Generation
 
     base = Generation(gen_config("generation.task=summaries")).plan()[0]
     hotter = Generation(gen_config("generation.task=summaries", "generation.temperature=1.3")).plan()[0]

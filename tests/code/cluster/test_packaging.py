@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from semcse.config import load_config
-from semcse.pipeline import PipelineState
+from semcse.steps import StepState
 from semcse.tracking import Tracker
 from tests.fixtures.loopback import free_port
 from tests.paths import REPO
@@ -197,7 +197,7 @@ def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipelin
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1500:] + _head_logs(Path(temp_dir))
         output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
         assert re.search(r"Job '\S+' succeeded", output), output[-3000:]
-        state = PipelineState.load(cfg.run_dir)
+        state = StepState.load(cfg.run_dir)
         assert {"validate", "train", "evaluate", "register"} <= set(state.steps)
         train = state.steps["train"]["outputs"]
         assert (train["version"] is not None) == train["improved"]

@@ -22,7 +22,7 @@ LAYERS = {
             "logs",
             "runtime",
             "tracking",
-            "index",
+            "vector_index",
             "versions",
             "data",
         ),
@@ -30,7 +30,7 @@ LAYERS = {
     ),
     **dict.fromkeys(("models", "losses", "testing"), 1),
     **dict.fromkeys(("generation", "training", "evaluation", "embedding", "search", "maps"), 2),
-    **dict.fromkeys(("tuning", "pipeline", "update", "serving"), 3),
+    **dict.fromkeys(("tuning", "steps", "promotion", "pipeline", "update", "serving"), 3),
     **dict.fromkeys(("cli", "commands", "__main__", "apps"), 4),
 }
 

@@ -28,8 +28,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from semcse.data.schema import TEXTS_SCHEMA
 from semcse.generation import run_generation
-from semcse.generation.pipeline import Generation
 from semcse.generation.prompts import SUMMARY_PROMPTS
+from semcse.generation.runner import Generation
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
@@ -237,7 +237,7 @@ def _requests_of(cfg) -> list[dict]:
 
     from semcse.generation.engines import sampling_params
     from semcse.generation.http_engine import request_body
-    from semcse.generation.pipeline import Generation
+    from semcse.generation.runner import Generation
     from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
 
     generation = Generation(cfg)

@@ -55,7 +55,7 @@ def tracking_cfg(mlflow_store: Path) -> TrackingConfig:
 
 @pytest.fixture(scope="module")
 def trained(ray_cluster, multi_data, tracking_cfg, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    from semcse.training.aspects import train_aspects
+    from semcse.training.aspect_encoders import train_aspects
     from semcse.training.distill import distill
 
     root = tmp_path_factory.mktemp("multi-run")
@@ -117,7 +117,7 @@ def test_aspects_suite_runs_on_the_distilled_model(trained: dict, multi_data: di
 
 def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, tracking_cfg, tmp_path: Path) -> None:
     """The direct ablation's data, objective and validation, without a Ray run (the loop is the same as distill's)."""
-    from semcse.training.aspects import stage_training
+    from semcse.training.aspect_encoders import stage_training
     from semcse.training.distill import DirectObjective, build_unified, prepare_distill
 
     cfg = multi_config(tmp_path, multi_data, tracking_cfg, **{"multi.direct": True})
@@ -131,5 +131,5 @@ def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, trackin
     assert set(batch["heads"].tolist()) == {0, 1}
     objective.loss(model, batch).backward()
     assert all(head.weight.grad is not None and head.weight.grad.abs().sum() > 0 for head in model.heads.values())
-    metrics = data.evaluate(model, data.validation).metrics
+    metrics = data.validate(model, data.validation).metrics
     assert set(metrics) == {"val_rank:species", "val_rank:method", "val_score"} and np.isfinite(metrics["val_score"])

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from semcse.cli import app
-from semcse.index import VectorIndexError
 from semcse.models.unified import UnifiedEncoder
 from semcse.search import SearchIndex, build_from_corpus
+from semcse.vector_index import VectorIndexError
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from semcse.losses import MaskedL2Loss
 from semcse.models.aspects import encode_aspects
 from semcse.models.encoder import TextEncoder
 from semcse.models.unified import UnifiedEncoder, UnknownAspect, load_encoder
-from semcse.training.aspects import keep_well_covered, merge_kinds, resolve_aspects
+from semcse.training.aspect_encoders import keep_well_covered, merge_kinds, resolve_aspects
 from semcse.training.distill import aspect_targets, summaries_by_aspect
 
 TEXTS = ["We examined songbirds with a field survey.", "Soil beetles in a computer simulation.", "Short."]

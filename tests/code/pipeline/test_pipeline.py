@@ -12,18 +12,20 @@ from pathlib import Path
 import pytest
 
 from semcse.config import ConfigError, load_config
-from semcse.pipeline import Pipeline, PipelineState, step_range
+from semcse.pipeline import STEPS, Pipeline
+from semcse.steps import StepState, step_range
 from semcse.tracking import Tracker, alias_version
 from tests.paths import REPO
 
 
 def test_step_range_and_errors():
-    assert step_range("train", "register") == ["train", "evaluate", "register"]
-    assert step_range(None, "validate") == ["validate"]
+    names = list(STEPS)
+    assert step_range(names, "train", "register") == ["train", "evaluate", "register"]
+    assert step_range(names, None, "validate") == ["validate"]
     with pytest.raises(ConfigError, match="unknown step 'fit'"):
-        step_range("fit", None)
+        step_range(names, "fit", None)
     with pytest.raises(ConfigError, match="comes after"):
-        step_range("evaluate", "train")
+        step_range(names, "evaluate", "train")
 
 
 def test_missing_generation_model_fails_before_any_work(pipeline_config):
@@ -114,23 +116,23 @@ def test_killed_during_training_resumes_without_regenerating(ray_cluster, pipeli
     command = [sys.executable, str(REPO / "jobs" / "pipeline.py"), "--config", str(config), "--until", "train"]
     first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 600
-    while time.time() < deadline and "generate" not in PipelineState.load(run_dir).steps:
+    while time.time() < deadline and "generate" not in StepState.load(run_dir).steps:
         assert first.poll() is None, "the pipeline ended before it reached training"
         time.sleep(2)
-    assert "generate" in PipelineState.load(run_dir).steps
+    assert "generate" in StepState.load(run_dir).steps
     time.sleep(15)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    texts = Path(PipelineState.load(run_dir).outputs("generate")["texts"])
+    texts = Path(StepState.load(run_dir).outputs("generate")["texts"])
     before = {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")}
-    assert before and "train" not in PipelineState.load(run_dir).steps
+    assert before and "train" not in StepState.load(run_dir).steps
 
     command[-1:] = ["train", "--set", "training.max_steps=6", "--set", "training.eval_every=3"]
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     assert "[semcse pipeline] ✓ generate: done in an earlier run, skipped" in second.stderr  # progress: stderr
     assert {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")} == before
-    assert (Path(PipelineState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()
+    assert (Path(StepState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()
 
 
 @pytest.mark.slow

@@ -1,11 +1,16 @@
-"""The register step's rule: promote only on a paired interval that excludes zero; a tie or a loss never promotes."""
+"""The promotion rule: promote only on a paired interval that excludes zero; a tie or a loss never promotes.
+
+The rule is `semcse.promotion.decide`, tested as the pure function it is; the register step's own
+part (setting `@champion`, saying which guards were not checked) is tested through the pipeline.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from semcse.config import load_config
+from semcse import promotion
+from semcse.config import ConfigError, load_config
 from semcse.evaluation.uncertainty import Bootstrap, paired_difference
 from semcse.pipeline import Pipeline
 from semcse.tracking import Tracker, alias_version
@@ -21,6 +26,14 @@ def comparison(trained: np.ndarray, incumbent: np.ndarray) -> dict:
         "base": {"half_half": bootstrap.mean("half_half", incumbent)},
     }
     return paired_difference(estimates, "trained", "base", "half_half", higher_is_better=False).to_dict()
+
+
+def decide(difference: dict, knn: dict | None = None, version: str | None = "1") -> promotion.Promotion:
+    """The rule on `semantic:half_half`, guarded by `knn:label_agreement`, for version `version` of `model`."""
+    suites = {"semantic": {"versus_incumbent": {"half_half": difference}}}
+    if knn is not None:
+        suites["knn"] = {"versus_incumbent": knn}
+    return promotion.decide(suites, "base", "semantic:half_half", ["knn:label_agreement"], version, "model")
 
 
 @pytest.fixture
@@ -48,17 +61,22 @@ def registered(pipeline_config, tmp_path, request):
     return cfg, version, run
 
 
-def test_a_tie_and_a_loss_never_promote(registered):
-    cfg, _, run = registered
-    tie = run(comparison(RANKS, RANKS))
-    assert not tie["champion"] and tie["verdict"].startswith("no significant difference")
-    assert "95% CI [+0.000, +0.000]" in tie["verdict"] and "keeping the base" in tie["verdict"]
+def test_a_tie_and_a_loss_never_promote():
+    tie = decide(comparison(RANKS, RANKS))
+    assert not tie.champion and tie.verdict.startswith("no significant difference")
+    assert "95% CI [+0.000, +0.000]" in tie.verdict and "keeping the base" in tie.verdict
     jitter = np.random.default_rng(1).normal(0, 5, len(RANKS))
-    noise = run(comparison(RANKS + jitter - jitter.mean(), RANKS))  # differs on every query, not on average
-    assert not noise["champion"] and noise["verdict"].startswith("no significant difference")
-    loss = run(comparison(RANKS + 2, RANKS))
-    assert not loss["champion"] and loss["verdict"].startswith("the trained model is worse")
-    assert alias_version(cfg.tracking, cfg.training.register_name, "champion") is None
+    noise = decide(comparison(RANKS + jitter - jitter.mean(), RANKS))  # differs on every query, not on average
+    assert not noise.champion and noise.verdict.startswith("no significant difference")
+    loss = decide(comparison(RANKS + 2, RANKS))
+    assert not loss.champion and loss.verdict.startswith("the trained model is worse")
+
+
+def test_nothing_registered_is_never_promoted_and_an_unknown_metric_is_refused():
+    unregistered = decide(comparison(RANKS - 0.5, RANKS), version=None)
+    assert not unregistered.champion and "did not beat the base model" in unregistered.verdict
+    with pytest.raises(ConfigError, match="pipeline.metric='semantic:title_abstract' is not in the evaluation"):
+        promotion.decide({"semantic": {"versus_incumbent": {}}}, "base", "semantic:title_abstract", [], "1", "m")
 
 
 def test_a_significant_win_promotes(registered):
@@ -69,9 +87,8 @@ def test_a_significant_win_promotes(registered):
     assert alias_version(cfg.tracking, cfg.training.register_name, "champion") == version
 
 
-def test_a_win_that_loses_on_a_guard_metric_never_promotes(registered):
+def test_a_win_that_loses_on_a_guard_metric_never_promotes():
     """Better title ranks bought with blurred topics: the label metrics guard the promotion."""
-    cfg, _, run = registered
     agreement = np.random.default_rng(2).choice([0.2, 0.4, 0.6, 0.8], len(RANKS))
     bootstrap = Bootstrap(1000)
     estimates = {
@@ -79,10 +96,9 @@ def test_a_win_that_loses_on_a_guard_metric_never_promotes(registered):
         "base": {"label_agreement": bootstrap.mean("knn", agreement)},
     }
     loss = paired_difference(estimates, "trained", "base", "label_agreement", higher_is_better=True).to_dict()
-    blurred = run(comparison(RANKS - 0.5, RANKS), {"label_agreement": loss})
-    assert not blurred["champion"] and set(blurred["guard_losses"]) == {"knn:label_agreement"}
-    assert "worse on a guard metric (trained − base on knn:label_agreement: -0.200" in blurred["verdict"]
-    assert alias_version(cfg.tracking, cfg.training.register_name, "champion") is None
+    blurred = decide(comparison(RANKS - 0.5, RANKS), {"label_agreement": loss})
+    assert not blurred.champion and set(blurred.guard_losses) == {"knn:label_agreement"}
+    assert "worse on a guard metric (trained − base on knn:label_agreement: -0.200" in blurred.verdict
     steady = paired_difference(
         {"trained": {"label_agreement": estimates["base"]["label_agreement"]}} | {"base": estimates["base"]},
         "trained",
@@ -90,7 +106,7 @@ def test_a_win_that_loses_on_a_guard_metric_never_promotes(registered):
         "label_agreement",
         higher_is_better=True,
     ).to_dict()
-    assert run(comparison(RANKS - 0.5, RANKS), {"label_agreement": steady})["champion"]  # no loss: promoted
+    assert decide(comparison(RANKS - 0.5, RANKS), {"label_agreement": steady}).champion  # no loss: promoted
 
 
 def test_a_guard_the_evaluation_did_not_compute_is_said_not_checked(registered, caplog):

@@ -23,8 +23,9 @@ from semcse.config import ConfigError, RunConfig, load_config
 from semcse.data.generated import Manifest, read_texts
 from semcse.data.io import read_corpus
 from semcse.maps import SemanticMap
-from semcse.pipeline import Pipeline, PipelineState
+from semcse.pipeline import Pipeline
 from semcse.search import SearchIndex
+from semcse.steps import StepState
 from semcse.tracking import Tracker
 from semcse.update import STEPS, UPDATES_DIR, run_update
 from tests.fixtures.pipeline import write_config
@@ -73,7 +74,7 @@ def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, prompt_
 
 
 def _snapshot(cfg: RunConfig) -> dict:
-    state = PipelineState.load(Path(cfg.run_dir))
+    state = StepState.load(Path(cfg.run_dir))
     index = SearchIndex.load(state.outputs("index")["index"])
     semantic_map = SemanticMap.load(state.outputs("map")["map"])
     return {
@@ -109,7 +110,7 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records):
     duplicate = sample_records[0]
     conflicting = {**sample_records[1], "abstract": sample_records[1]["abstract"] + " A sentence added later."}
     path = _jsonl(work / "batch-1.jsonl", [*new, duplicate, conflicting])
-    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]
+    trained = StepState.load(Path(cfg.run_dir)).steps["train"]
 
     shards_before = _embedded(cfg)
     report = run_update(cfg, path)
@@ -137,18 +138,18 @@ def test_adding_m_abstracts_touches_only_those_m(built, sample_records):
     assert set(report.landings) == {r["id"] for r in new}
     for landing in report.landings.values():
         assert len(landing["near"]) == 3 and all(n["id"] in before["map"] for n in landing["near"])
-    index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    index = SearchIndex.load(StepState.load(Path(cfg.run_dir)).outputs("index")["index"])
     paper = new[0]["id"]
     assert index.search(index.stored(index.row_of(paper)), 1)[0].id == paper, "weighted search finds it at once"
     stored = index.paper(paper)  # with its text and columns, for the explorer to show
     assert (stored["abstract"], stored["topic"]) == (new[0]["abstract"], new[0]["topic"])
     # the model stays as it was: nothing was trained
-    assert PipelineState.load(Path(cfg.run_dir)).steps["train"] == trained and not report.retrained
+    assert StepState.load(Path(cfg.run_dir)).steps["train"] == trained and not report.retrained
     # one MLflow run, a child of the run that built the corpus, with counts that reconcile
     client = Tracker(cfg.tracking).client
     run = client.get_run(report.run_id)
     assert run.info.status == "FINISHED"
-    assert run.data.tags["mlflow.parentRunId"] == PipelineState.load(Path(cfg.run_dir)).parent_run_id
+    assert run.data.tags["mlflow.parentRunId"] == StepState.load(Path(cfg.run_dir)).parent_run_id
     metrics = run.data.metrics
     assert metrics["update/new"] == metrics["update/added"] + metrics["update/skipped"] + metrics["update/rejected"]
     assert metrics["update/index_papers"] == len(now["index"])
@@ -178,10 +179,10 @@ def test_replace_invalidates_the_papers_texts_vectors_index_entry_and_map_point(
     # one version of the paper's generated texts: the regenerated one
     texts = now["texts"][now["texts"]["id"] == target["id"]]
     assert len(texts) == 1
-    manifest = Manifest.load(PipelineState.load(Path(cfg.run_dir)).outputs("generate")["texts"])
+    manifest = Manifest.load(StepState.load(Path(cfg.run_dir)).outputs("generate")["texts"])
     (shard,) = [key for key in manifest.shards if target["id"] in manifest.claimed(key)]
     assert list(manifest.shards[shard]["units"]) == [target["id"]]
-    index = SearchIndex.load(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    index = SearchIndex.load(StepState.load(Path(cfg.run_dir)).outputs("index")["index"])
     assert index.papers.set_index("id").loc[target["id"], "title"] == "A replaced title"
     assert index.paper(target["id"])["abstract"].endswith("Revised in proof.")
     assert all(now["map"][p] == xy for p, xy in before["map"].items() if p != target["id"])
@@ -213,7 +214,7 @@ def test_killed_after_any_step_the_rerun_finishes_the_same_update_once(built, re
     assert len(now["corpus"]) == len(before["corpus"]) + 3 and len(now["index"]) == len(before["index"]) + 3
     assert all(now["map"][p] == xy for p, xy in before["map"].items())
     assert set(now["texts"]["id"]) >= {r["id"] for r in new}
-    root = Path(PipelineState.load(Path(cfg.run_dir)).outputs("index")["index"])
+    root = Path(StepState.load(Path(cfg.run_dir)).outputs("index")["index"])
     assert versions.current(root).endswith(f"add-{report.key}")
     assert not [p for p in root.iterdir() if p.name.startswith(".")], "no staging leftovers"
     client = Tracker(cfg.tracking).client
@@ -239,7 +240,7 @@ def test_sigkill_during_an_update_then_rerun_through_the_job_script(built, repo_
     updates = Path(cfg.run_dir) / UPDATES_DIR
     deadline = time.time() + 300
     while time.time() < deadline:
-        states = [PipelineState.load(p.parent) for p in updates.glob("*/pipeline.json")]
+        states = [StepState.load(p.parent) for p in updates.glob("*/pipeline.json")]
         if any("corpus" in s.steps and "finish" not in s.steps for s in states):
             break
         assert first.poll() is None, "the update ended before it could be killed"
@@ -261,10 +262,10 @@ def test_retrain_trains_evaluates_registers_and_rebuilds_on_the_grown_corpus(bui
     """Last in this file: afterwards the run's model is a new one (the other tests only compare before/after)."""
     cfg, work = built
     before = _snapshot(cfg)
-    trained = PipelineState.load(Path(cfg.run_dir)).steps["train"]["outputs"]
+    trained = StepState.load(Path(cfg.run_dir)).steps["train"]["outputs"]
     new = _records(repo_root / "examples" / "demo_corpus.jsonl")[20:22]
     report = run_update(cfg, _jsonl(work / "batch-retrain.jsonl", new), retrain=True)
-    state = PipelineState.load(Path(cfg.run_dir))
+    state = StepState.load(Path(cfg.run_dir))
     assert report.retrained and report.added == 2 and report.embedded == 0, "a new model embeds everything again"
     assert state.steps["train"]["outputs"]["run_id"] != trained["run_id"]
     assert report.promoted == state.steps["register"]["outputs"]["champion"]
@@ -312,7 +313,7 @@ def test_an_unfinished_update_must_be_finished_before_another(built_stub):
 def built_stub(tmp_path, pipeline_config, sample_records):
     """A run directory whose validate and train steps are recorded (no index, map or texts): enough to refuse."""
     cfg = load_config(pipeline_config())
-    state = PipelineState.load(Path(cfg.run_dir))
+    state = StepState.load(Path(cfg.run_dir))
     corpus = _jsonl(tmp_path / "corpus.jsonl", sample_records[:10])
     frame = read_corpus(corpus)
     accepted = Path(cfg.run_dir) / "corpus" / "accepted.parquet"

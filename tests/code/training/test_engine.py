@@ -11,7 +11,7 @@ import pytest
 from semcse.config import TrainingConfig
 from semcse.training.engine import build_encoder, parameter_groups
 from semcse.training.trainer import prepare
-from semcse.training.validation import Validated, build_validation_set, evaluate
+from semcse.training.validation import Validated, build_validation_set, validate
 
 
 def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None:
@@ -99,15 +99,15 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
     labels = pd.Series(["A"] * 6 + ["B"] * 6, index=ids)
     val = build_validation_set("summaries", rows, 12, "cosine", labels=labels.drop("p0"), label_k=3)
     assert len(val.papers) == len(val.labels) == 11 and set(val.labels) == {"A", "B"}  # p0 has no label
-    clean = evaluate(TopicEncoder(), val)
+    clean = validate(TopicEncoder(), val)
     assert clean.metrics["val_label_agreement"] == 1.0 and clean.label_items is not None
     assert clean.label_items.shape == (11,)
-    blurred = evaluate(TopicEncoder(blur="abstract 1"), val)  # one alpha paper moves between the topics
+    blurred = validate(TopicEncoder(blur="abstract 1"), val)  # one alpha paper moves between the topics
     assert blurred.metrics["val_label_agreement"] < 1.0
     assert blurred.metrics["val_score"] == clean.metrics["val_score"]  # the pair checks do not see it
     single_label = build_validation_set("summaries", rows, 12, "cosine", labels=pd.Series(["A"] * 12, index=ids))
-    assert single_label.papers == () and isinstance(evaluate(TopicEncoder(), single_label), Validated)
-    assert "val_label_agreement" not in evaluate(TopicEncoder(), single_label).metrics
+    assert single_label.papers == () and isinstance(validate(TopicEncoder(), single_label), Validated)
+    assert "val_label_agreement" not in validate(TopicEncoder(), single_label).metrics
 
 
 def test_the_label_guard_is_on_when_the_corpus_names_its_labels(make_config) -> None:

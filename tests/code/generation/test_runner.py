@@ -9,7 +9,7 @@ import pytest
 
 from semcse.data.schema import JUDGEMENTS_SCHEMA, TEXTS_SCHEMA
 from semcse.generation import run_generation
-from semcse.generation.pipeline import REPORT_FILE
+from semcse.generation.runner import REPORT_FILE
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 TEXT_KEYS = ["id", "prompt_id", "sample"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from semcse.evaluation.metrics import similarity_matrix
-from semcse.index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
+from semcse.vector_index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
 
 
 def test_cosine_and_euclidean_follow_the_metric():

@@ -1,0 +1,148 @@
+"""Resumable steps: a table of named steps run in order, each finished one recorded, under one MLflow run.
+
+The pipeline (`semcse.pipeline`) and a corpus update (`semcse.update`) are both sequences of steps
+that may each take hours and may each be killed. What makes that safe is the same for both, so it
+lives here once. The state file (`pipeline.json` in the run's or the update's directory, written
+whole through `semcse.storage` after every step) says which steps finished, what they returned and
+how long they took; a rerun skips those, redoes the step that was interrupted (every step is written
+to be idempotent) and logs into the same MLflow parent run, whose id the state file keeps. A step is
+a name and a callable returning its outputs (JSON-serialisable); the table's order is the run order.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from semcse import logs, storage
+from semcse.config import ConfigError, TrackingConfig
+from semcse.tracking import Tracker
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "pipeline.json"
+
+Outputs = dict[str, Any]
+Step = Callable[[], Outputs]
+
+
+@dataclass
+class StepState:
+    """What is finished: persisted whole after every step, so a killed run resumes where it stopped."""
+
+    path: str
+    parent_run_id: str | None = None
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, directory: str) -> StepState:
+        """The state kept in `directory` (a path or a storage URI); nothing finished when it has none yet."""
+        path = storage.join(directory, STATE_FILE)
+        if not storage.is_file(path):
+            return cls(path)
+        data = storage.read_json(path)
+        return cls(path, data.get("parent_run_id"), data.get("steps", {}))
+
+    def save(self) -> None:
+        storage.write_json(self.path, {"parent_run_id": self.parent_run_id, "steps": self.steps})
+
+    def outputs(self, step: str) -> Outputs:
+        """A finished step's outputs; a step that has not run is an error that says which step to run."""
+        if step not in self.steps:
+            raise ConfigError(f"step {step!r} has not run yet in this run directory; run the pipeline from {step!r}")
+        return dict(self.steps[step]["outputs"])
+
+    def recorded(self, step: str) -> Outputs:
+        """A step's outputs, or none when it has not run (for steps whose outputs are optional to a later one)."""
+        return dict(self.steps.get(step, {}).get("outputs", {}))
+
+
+def step_range(names: Sequence[str], start: str | None, until: str | None) -> list[str]:
+    """The steps of `names` from `start` to `until` inclusive, in their order."""
+    for name in (start, until):
+        if name is not None and name not in names:
+            raise ConfigError(f"unknown step {name!r}; steps are {', '.join(names)}")
+    first = names.index(start) if start else 0
+    last = names.index(until) if until else len(names) - 1
+    if first > last:
+        raise ConfigError(f"--from {start} comes after --until {until}")
+    return list(names[first : last + 1])
+
+
+class StepRunner:
+    """Runs a step table over a `StepState`: skips what is recorded, times and records the rest.
+
+    `stage` names the runner in its lines (`[semcse <stage>] ✓ train: done in an earlier run,
+    skipped`) and its metrics (`<stage>/<step>_seconds`); `headings` opens each step run with a
+    heading line. `on_step(name)` is called after a step's work and before it is recorded (progress
+    hooks; tests that stand in for a kill at the worst moment).
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        table: Mapping[str, Step],
+        state: StepState,
+        headings: bool = True,
+        on_step: Callable[[str], None] | None = None,
+    ) -> None:
+        self.stage, self.table, self.state = stage, dict(table), state
+        self.headings, self.on_step = headings, on_step
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.table)
+
+    @property
+    def complete(self) -> bool:
+        return all(name in self.state.steps for name in self.table)
+
+    def run(
+        self,
+        tracking: TrackingConfig,
+        start_run: Callable[[], Tracker],
+        steps: Sequence[str] | None = None,
+        force: bool = False,
+    ) -> StepState:
+        """Run `steps` (default: the whole table) under the parent run, resumed or started by `start_run`.
+
+        `force` reruns steps recorded earlier. The parent run ends FINISHED once every step of the
+        table is recorded, FAILED when a step raises, and stays open after a slice that leaves steps.
+        """
+        tracker = self._parent(tracking, start_run)
+        try:
+            with tracker.as_parent():
+                for step in self.names if steps is None else steps:
+                    self._run_step(step, tracker, force)
+        except BaseException:
+            tracker.finish("FAILED")
+            raise
+        if self.complete:
+            tracker.finish("FINISHED")
+        return self.state
+
+    def _parent(self, tracking: TrackingConfig, start_run: Callable[[], Tracker]) -> Tracker:
+        if self.state.parent_run_id:
+            return Tracker.resume(tracking, self.state.parent_run_id)
+        tracker = start_run()
+        self.state.parent_run_id = tracker.run_id
+        self.state.save()
+        return tracker
+
+    def _run_step(self, step: str, tracker: Tracker, force: bool) -> None:
+        if step in self.state.steps and not force:
+            log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage(self.stage))
+            return
+        if self.headings:
+            log.info(step, extra=logs.HEADING)
+        began = time.time()
+        outputs = self.table[step]()
+        if self.on_step is not None:
+            self.on_step(step)
+        seconds = round(time.time() - began, 2)
+        self.state.steps[step] = {"outputs": outputs, "seconds": seconds}
+        self.state.save()
+        tracker.log_metrics({f"{self.stage}/{step}_seconds": seconds})

@@ -1,0 +1,96 @@
+"""The step runner the pipeline and updates share: a rerun skips what finished and resumes at what did not.
+
+Steps here write real files and the state lives in a real directory, so what is asserted is what a
+process started after a kill would find there: the state file, the files, and the MLflow run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from semcse.steps import Outputs, Step, StepRunner, StepState
+from semcse.tracking import Tracker
+
+
+class Crash(RuntimeError):
+    """A step that fails (or a process that dies) part way through a run."""
+
+
+class Steps:
+    """Three steps that each append a line to a file of their own, counting how often each ran."""
+
+    def __init__(self, directory: Path, fail_at: str | None = None) -> None:
+        self.directory, self.fail_at = directory, fail_at
+
+    def table(self) -> dict[str, Step]:
+        return {name: self._step(name) for name in ("first", "second", "third")}
+
+    def _step(self, name: str) -> Step:
+        def run() -> Outputs:
+            path = self.directory / f"{name}.txt"
+            with path.open("a") as handle:
+                handle.write("ran\n")
+            if name == self.fail_at:
+                raise Crash(name)
+            return {"file": str(path)}
+
+        return run
+
+    def runs(self, name: str) -> int:
+        path = self.directory / f"{name}.txt"
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def _run(directory: Path, tracking, steps: Steps, **kwargs) -> StepState:
+    runner = StepRunner("steps", steps.table(), StepState.load(str(directory)), **kwargs)
+    return runner.run(tracking, lambda: Tracker.start(tracking, run_name="steps-test"))
+
+
+def test_a_failed_step_is_resumed_at_and_finished_steps_are_skipped(tmp_path: Path, tracking):
+    with pytest.raises(Crash):
+        _run(tmp_path, tracking, Steps(tmp_path, fail_at="second"))
+    state = StepState.load(str(tmp_path))
+    assert list(state.steps) == ["first"] and state.outputs("first") == {"file": str(tmp_path / "first.txt")}
+    client = Tracker(tracking).client
+    assert client.get_run(state.parent_run_id).info.status == "FAILED"
+
+    steps = Steps(tmp_path)
+    resumed = _run(tmp_path, tracking, steps)
+    assert list(resumed.steps) == ["first", "second", "third"]
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 2, 1)
+    assert resumed.parent_run_id == state.parent_run_id, "the rerun logs into the run it started"
+    run = client.get_run(resumed.parent_run_id)
+    assert run.info.status == "FINISHED"
+    assert set(run.data.metrics) == {"steps/first_seconds", "steps/second_seconds", "steps/third_seconds"}
+
+    _run(tmp_path, tracking, steps)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 2, 1), "nothing is redone"
+
+
+def test_work_done_but_not_recorded_is_done_again(tmp_path: Path, tracking):
+    """A kill between a step's work and its record: the state does not claim it, so the rerun redoes it."""
+
+    def killed_after(name: str) -> None:
+        if name == "second":
+            raise Crash(name)
+
+    steps = Steps(tmp_path)
+    with pytest.raises(Crash):
+        _run(tmp_path, tracking, steps, on_step=killed_after)
+    assert list(StepState.load(str(tmp_path)).steps) == ["first"] and steps.runs("second") == 1
+    _run(tmp_path, tracking, steps)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 2, 1)
+
+
+def test_a_slice_leaves_the_parent_run_open_until_every_step_is_recorded(tmp_path: Path, tracking):
+    steps = Steps(tmp_path)
+    runner = StepRunner("steps", steps.table(), StepState.load(str(tmp_path)))
+    state = runner.run(tracking, lambda: Tracker.start(tracking, run_name="steps-test"), ["first"])
+    client = Tracker(tracking).client
+    assert client.get_run(state.parent_run_id).info.status == "RUNNING"
+    runner.run(tracking, lambda: Tracker.start(tracking, run_name="unused"), ["second", "third"])
+    assert client.get_run(state.parent_run_id).info.status == "FINISHED"
+    forced = runner.run(tracking, lambda: Tracker.start(tracking, run_name="unused"), ["second"], force=True)
+    assert steps.runs("second") == 2 and forced.steps["second"]["outputs"]["file"].endswith("second.txt")
