@@ -45,6 +45,8 @@ from semcse.training.positives import TITLE_OK
 
 # The checks a trained step must not be significantly worse on than the base model (where validation runs them).
 GUARDED_CHECKS = ("pair", "title")
+# the one validation metric where higher is better; every other `val_*` is an average rank (lower is better)
+HIGHER_IS_BETTER = frozenset({"val_label_agreement"})
 
 
 @dataclass(frozen=True)

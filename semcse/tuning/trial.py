@@ -66,9 +66,11 @@ def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
         from semcse.training.trainer import train
 
         result = train(cfg)
+    from semcse.training.validation import HIGHER_IS_BETTER
+
     final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {"best_step": result.best["step"]}
     suite_metrics, lower = evaluate_model(cfg, result.model_dir, spec.suites, storage.join(cfg.run_dir, "evaluation"))
-    lower |= {k for k in final if k.startswith("val_")}
+    lower |= {k for k in final if k.startswith("val_") and k not in HIGHER_IS_BETTER}
     report = final | suite_metrics | {LOWER_IS_BETTER_KEY: ",".join(sorted(lower))}
     tune.report(report | ({TRAIN_RUN_KEY: result.run_id} if result.run_id else {}))
 
