@@ -155,7 +155,12 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 args.seq,
                 args.workers,
                 evaluations=args.evaluations,
-                **{"training.pairs": pairs, "training.seed": seed, "corpus.label_col": "label"},
+                **{
+                    "training.pairs": pairs,
+                    "training.seed": seed,
+                    "training.val_size": args.val_size,
+                    "corpus.label_col": "label",
+                },
             )
             prepared = prepare(cfg)
             start = time.perf_counter()
@@ -262,7 +267,13 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--evaluations", type=int, default=3, help="validations per run")
-    parser.add_argument("--train", type=int, default=1500, help="ohsumed training abstracts (kNN reference too)")
+    parser.add_argument("--train", type=int, default=2500, help="ohsumed training abstracts (kNN reference too)")
+    parser.add_argument(
+        "--val-size",
+        type=int,
+        default=256,
+        help="validation abstracts (≤10%% of --train); the label guard needs a few hundred to show non-inferiority",
+    )
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers to classify")
     parser.add_argument("--cs-papers", type=int, default=800, help="cs_papers with a TL;DR (queries)")
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
