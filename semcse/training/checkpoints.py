@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from semcse.training.validation import GUARDED_CHECKS, non_inferior, significantly_better, significantly_worse
+from semcse.training.validation import GUARDED_CHECKS, paired_change, significantly_better, significantly_worse
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
 CANDIDATE_SCORE = "candidate_score"
@@ -97,8 +97,19 @@ class LoopState:
         if worse:
             return f"significantly worse than the base model on {' and '.join(f'{n} ranks' for n in worse)}"
         if label_items is not None and self.base_label_items is not None:
-            if not non_inferior(label_items, np.asarray(self.base_label_items), label_margin):
-                return f"label agreement not shown within {label_margin:g} of the base model's"
+            change = paired_change(label_items, np.asarray(self.base_label_items))
+            low, high = change.interval()
+            if low <= -label_margin:
+                # a point estimate inside the margin fails on the interval's width alone: more abstracts narrow it
+                why = (
+                    "; more validation abstracts narrow it (training.val_size, corpus.val_fraction)"
+                    if change.value > -label_margin
+                    else ""
+                )
+                return (
+                    f"label agreement {change.value:+.3f} [{low:+.3f}, {high:+.3f}] against the base model's, "
+                    f"not shown within {label_margin:g}{why}"
+                )
         return ""
 
 

@@ -24,8 +24,8 @@ significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is
 Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
 measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
 validation abstract's k nearest validation abstracts (title + abstract, leave-one-out) that carry
-its label. A step must be non-inferior to the base model there (`non_inferior`: the interval of the
-difference stays above −margin), however good its ranks.
+its label. A step must be non-inferior to the base model there (the interval of the
+difference stays above −margin, `paired_change`), however good its ranks.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import pandas as pd
 from semcse.data.modes import needs_texts
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, similarity_matrix, true_ranks
-from semcse.evaluation.uncertainty import Bootstrap
+from semcse.evaluation.uncertainty import Bootstrap, Estimate
 from semcse.models.encoder import TextEncoder
 from semcse.training.positives import TITLE_OK
 
@@ -213,12 +213,11 @@ def significantly_worse(items: np.ndarray, base: np.ndarray, resamples: int = 10
     return significantly_better(base, items, resamples, seed)
 
 
-def non_inferior(items: np.ndarray, base: np.ndarray, margin: float, resamples: int = 1000, seed: int = 0) -> bool:
-    """Whether per-abstract scores where higher is better (label agreements) are not worse than the base model's
-    by more than `margin`: the 95% paired bootstrap interval of the mean difference stays above `-margin`.
+def paired_change(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> Estimate:
+    """The mean per-abstract change `items − base` over the same abstracts, with its paired bootstrap replicates.
 
-    A non-inferiority test, not "not significantly worse": on a small validation set a real loss can hide
-    in a wide interval that includes zero, and then the step would pass; here a wide interval fails it.
+    The label guard is a non-inferiority test on it (`LoopState`): the 95% interval must stay above
+    −margin. Not "not significantly worse": on a small validation set a real loss can hide in a wide
+    interval that includes zero, and then the step would pass; here a wide interval fails it.
     """
-    difference = Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))
-    return bool(difference.interval()[0] > -margin)
+    return Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))

@@ -107,12 +107,16 @@ def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks(
     blurred = agreement - rng.choice([0.0, 0.2], size=200)  # 0.1 lower on average
     state.step = 10
     assert not state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=blurred)
-    assert "label agreement" in state.refused and state.best_step == 0
+    assert state.refused.startswith("label agreement -0.098 [") and state.best_step == 0  # the change, its interval
+    assert "more validation abstracts" not in state.refused  # a real loss: no interval would pass it
     noisy = agreement + rng.choice([-0.2, 0.0, 0.2], size=200)  # moves either way: no systematic loss
     state.step = 20
     # its interval (about ±0.023) includes zero: not significantly worse, yet not shown within a margin of 0.01
     assert not state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.01)
     assert "within 0.01" in state.refused
+    assert (
+        "more validation abstracts narrow it" in state.refused
+    )  # the estimate is inside the margin, its interval not
     state.step = 30
     assert state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.05)
     assert not state.refused and state.best_step == 30
