@@ -137,6 +137,32 @@ def last_step_model(run_dir: Path) -> Path | None:
     return latest[1] if latest else None
 
 
+RECORD = "benchmark_wall.json"
+
+
+def trained(cfg: Any, prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
+    """Our trainer's delivered model and wall time; a run that finished in an earlier `--work` is reused, not
+    retrained (its wall time is known when that run recorded it)."""
+    encoder, record = Path(cfg.training.out), run_dir / RECORD
+    if (encoder / STATUS_FILE).is_file():
+        return encoder, json.loads(record.read_text())["wall_s"] if record.is_file() else None
+    start = time.perf_counter()
+    encoder = Path(train(cfg, prepared).model_dir)
+    wall = time.perf_counter() - start
+    record.write_text(json.dumps({"wall_s": wall}))
+    return encoder, wall
+
+
+def fitted_st(prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
+    """sentence-transformers' `fit` on exactly our pairs and batch order (reused like `trained`)."""
+    out, record = run_dir / "st", run_dir / f"st-{RECORD}"
+    if (out / "modules.json").is_file():
+        return out, json.loads(record.read_text())["wall_s"] if record.is_file() else None
+    st = st_fit(minilm_dir(), prepared.train_rows, out, prepared.training)
+    record.write_text(json.dumps({"wall_s": st.wall_s}))
+    return st.model_dir, st.wall_s
+
+
 def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     corpus, labelled = labelled_data(work, args.train, args.test)
     cs = cs_queries(work, args.cs_papers)
@@ -163,19 +189,18 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 },
             )
             prepared = prepare(cfg)
-            start = time.perf_counter()
-            ours = train(cfg, prepared)
-            wall = time.perf_counter() - start
-            status = json.loads((Path(ours.model_dir) / STATUS_FILE).read_text())
+            encoder, wall = trained(cfg, prepared, run_dir)
+            status = json.loads((encoder / STATUS_FILE).read_text())
             runs.append({"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall} | status)
-            models.append(ModelRef(f"{name}-{seed}", str(ours.model_dir)))
+            if status["best_step"] > 0:  # otherwise the delivered model is the base model itself: scored as `base`
+                models.append(ModelRef(f"{name}-{seed}", str(encoder)))
             last = last_step_model(run_dir / "run")
             if last is not None and status["best_step"] != status["last_step"]:
                 models.append(ModelRef(f"{name}-{seed}-last", str(last)))
             if name == "auto" and not args.no_st:
-                st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", prepared.training)
-                runs.append({"model": f"st-{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": st.wall_s})
-                models.append(ModelRef(f"st-{seed}", str(st.model_dir)))
+                st_dir, st_wall = fitted_st(prepared, run_dir)
+                runs.append({"model": f"st-{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": st_wall})
+                models.append(ModelRef(f"st-{seed}", str(st_dir)))
     cfg = crops_config(
         work / "eval",
         corpus,
@@ -187,8 +212,10 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     )
     results = score(models, labelled, cs, cfg, work)
     table = figures(results)
-    pairs = [(f"{name}-{s}", "base") for s in args.seeds for name in names]
-    pairs += [(f"auto-{s}", f"st-{s}") for s in args.seeds if not args.no_st]
+    scored = {model.name for model in models}
+    candidates = [f"{name}-{s}{last}" for s in args.seeds for name in names for last in ("", "-last")]
+    pairs = [(model, "base") for model in candidates if model in scored]
+    pairs += [(f"auto-{s}" if f"auto-{s}" in scored else "base", f"st-{s}") for s in args.seeds if not args.no_st]
     diffs = differences(results, pairs)
     runs_frame = pd.DataFrame(runs)
     print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
@@ -201,10 +228,83 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print(runs_frame.round(3).to_string(index=False))
     walls = runs_frame.set_index("model")["wall_s"]
     ratios = [walls[f"auto-{s}"] / walls[f"st-auto-{s}"] for s in args.seeds if f"st-auto-{s}" in walls]
+    ratios = [r for r in ratios if r == r]  # runs reused from an earlier --work have no wall time (NaN)
     if ratios:
         print("wall time ours / sentence-transformers fit, auto's pairs: " + ", ".join(f"{r:.2f}×" for r in ratios))
     numbers = {suite: raw(result) for suite, result in results.items()}
-    return {"args": vars(args), "auto": AUTO, "figures": numbers, "differences": diffs, "runs": runs}
+    found = {"args": vars(args), "auto": AUTO, "figures": numbers, "differences": diffs, "runs": runs}
+    print("\nover seeds (README table, `--summarise <raw json>` prints it again):\n" + summary(found))
+    return found
+
+
+FIGURES = {  # README column → (suite, column; a trailing ":" takes the suite's first column that starts so)
+    "ohsumed kNN": ("ohsumed", "knn_accuracy"),
+    "ohsumed label agreement": ("ohsumed", "label_agreement"),
+    "methodology Spearman": ("methodology", "spearman:"),
+    "cs TL;DR→paper rank ↓": ("cs_papers", "query_paper"),
+    "cs title→abstract rank ↓": ("cs_papers", "title_abstract"),
+}
+
+
+def summary(found: dict[str, Any]) -> str:
+    """The README's table from a run's raw results: per recipe, the figure's mean over seeds, its mean paired
+    difference from the base model, and in how many seeds that difference's 95% interval excludes zero.
+
+    Rows: the base model (its value and interval), each recipe as delivered (the guarded best step) and at its
+    last step, sentence-transformers given auto's pairs, and last the paired difference auto − sentence-transformers.
+    """
+    seeds = found["args"]["seeds"]
+    tables = {suite: figures["table"] for suite, figures in found["figures"].items()}
+    intervals = {suite: figures["intervals"] for suite, figures in found["figures"].items()}
+    paired = {(d["a"], d["b"], d["figure"]): d for d in found["differences"]}
+    trained = {run["model"].rsplit("-", 1)[0] for run in found["runs"]}
+    columns = {}
+    for name, (suite, column) in FIGURES.items():
+        if suite in tables:
+            present = list(tables[suite]["base"])
+            columns[name] = (
+                suite,
+                next(c for c in present if c.startswith(column)) if column.endswith(":") else column,
+            )
+
+    def base_cell(suite: str, column: str) -> str:
+        ci = intervals[suite]["base"]
+        return f"{tables[suite]['base'][column]:.3f} [{ci[f'{column}_ci_low']:.3f}, {ci[f'{column}_ci_high']:.3f}]"
+
+    def cell(models: list[str], against: list[str], suite: str, column: str, value: bool = True) -> str:
+        """Mean over seeds, (mean paired difference, seeds in which it is significant); without `value`, only the
+        parenthesis. A run that delivered its base model was scored as `base`: it equals it exactly."""
+        models = [m if m in tables[suite] else "base" for m in models]
+        if models == against:
+            return "= base (no step delivered)" if value else "= base"
+        found_pairs = [paired.get((m, b, f"{suite}:{column}")) for m, b in zip(models, against, strict=True)]
+        changes = [d["difference"] if d else 0.0 for d in found_pairs]
+        verdicts = [d["verdict"] if d else "no significant difference" for d in found_pairs]
+        counts = [f"{word} in {verdicts.count(word)}/{len(seeds)}" for word in ("better", "worse") if word in verdicts]
+        change = f"{sum(changes) / len(changes):+.3f}, {', '.join(counts) or 'no significant difference'}"
+        mean_value = sum(tables[suite][m][column] for m in models) / len(models)
+        return f"{mean_value:.3f} ({change})" if value else change
+
+    def last(recipe: str, seed: int) -> str:
+        name = f"{recipe}-{seed}-last"
+        return name if name in tables["ohsumed"] else f"{recipe}-{seed}"
+
+    bases = ["base"] * len(seeds)
+    rows = {"base": {name: base_cell(*where) for name, where in columns.items()}}
+    for recipe in [name for name in RECIPES if name in trained]:
+        delivered, final = [f"{recipe}-{s}" for s in seeds], [last(recipe, s) for s in seeds]
+        rows[f"{recipe}, delivered"] = {name: cell(delivered, bases, *where) for name, where in columns.items()}
+        rows[f"{recipe}, last step"] = {name: cell(final, bases, *where) for name, where in columns.items()}
+    sts, autos = [f"st-{s}" for s in seeds], [f"auto-{s}" for s in seeds]
+    if all(st in tables["ohsumed"] for st in sts):
+        rows["sentence-transformers, auto's pairs"] = {name: cell(sts, bases, *w) for name, w in columns.items()}
+        rows["auto delivered − sentence-transformers"] = {
+            name: cell(autos, sts, *where, value=False) for name, where in columns.items()
+        }
+    header = list(columns)
+    lines = [f"| model | {' | '.join(header)} |", "|---" + "|---:" * len(header) + "|"]
+    lines += [f"| {model} | {' | '.join(row[c] for c in header)} |" for model, row in rows.items()]
+    return "\n".join(lines)
 
 
 def raw(result: SuiteResult) -> dict[str, Any]:
@@ -281,12 +381,22 @@ def main() -> None:
     parser.add_argument("--scratch-steps", type=int, default=300)
     parser.add_argument("--scratch-batch", type=int, default=64)
     parser.add_argument("--scratch-lr", type=float, default=5e-4)
+    parser.add_argument(
+        "--work", type=Path, help="keep runs here (default: a temp dir); a rerun reuses the recipes runs it finds"
+    )
+    parser.add_argument(
+        "--summarise", type=Path, metavar="RAW_JSON", help="print a saved recipes run's table, run nothing"
+    )
     args = parser.parse_args()
+    if args.summarise:
+        print(summary(json.loads(args.summarise.read_text())))
+        return
     with tempfile.TemporaryDirectory() as tmp:
+        work = args.work or Path(tmp)
         if args.part in ("recipes", "all"):
-            save_results("quality-recipes", recipes_part(args, Path(tmp) / "recipes"))
+            save_results("quality-recipes", recipes_part(args, work / "recipes"))
         if args.part in ("scratch", "all"):
-            save_results("quality-scratch", scratch_part(args, Path(tmp) / "scratch"))
+            save_results("quality-scratch", scratch_part(args, work / "scratch"))
 
 
 if __name__ == "__main__":

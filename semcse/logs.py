@@ -60,6 +60,10 @@ QUIET_ENV = {
     "TRANSFORMERS_VERBOSITY": "error",
     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     "MLFLOW_LOGGING_LEVEL": "WARNING",
+    # Read by the driver when it imports Ray: forwarded worker lines that match are not printed. Ray Train's
+    # controller logs at ERROR, on every run, that its own PreemptionWatcher actor has restartable constructor
+    # arguments (ray-project/ray#53727): nothing a user can act on.
+    "RAY_DEDUP_LOGS_SKIP_REGEX": r"Actor with class name: 'PreemptionWatcher'.*constructor arguments",
 }
 # Always: Ray Train would otherwise tee every `print` of a training worker into its logger as well,
 # and both copies reach the driver.
