@@ -60,10 +60,12 @@ QUIET_ENV = {
     "TRANSFORMERS_VERBOSITY": "error",
     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     "MLFLOW_LOGGING_LEVEL": "WARNING",
-    # Read by the driver when it imports Ray: forwarded worker lines that match are not printed. Ray Train's
-    # controller logs at ERROR, on every run, that its own PreemptionWatcher actor has restartable constructor
-    # arguments (ray-project/ray#53727): nothing a user can act on.
-    "RAY_DEDUP_LOGS_SKIP_REGEX": r"Actor with class name: 'PreemptionWatcher'.*constructor arguments",
+    # Read by the driver when it imports Ray: forwarded worker lines that match are not printed. Ray's core worker
+    # logs at ERROR, for actors of its own libraries (Ray Train's PreemptionWatcher, Ray Data's map workers), that
+    # their restartable constructor arguments sit in the object store (ray-project/ray#53727): nothing a user can
+    # act on. The driver's own core worker writes it straight to stderr: only RAY_BACKEND_LOG_LEVEL, which would
+    # silence real errors too, reaches that.
+    "RAY_DEDUP_LOGS_SKIP_REGEX": r"Actor with class name: .* has constructor arguments in the object store",
 }
 # Always: Ray Train would otherwise tee every `print` of a training worker into its logger as well,
 # and both copies reach the driver.

@@ -105,3 +105,22 @@ def test_the_library_reports_through_logging_only() -> None:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rich"):
                 offenders.append(f"{path.name}:{node.lineno} imports {node.module}")
     assert not offenders, offenders
+
+
+def test_rays_restartable_actor_error_lines_never_reach_the_driver_but_other_errors_do() -> None:
+    """The driver's log deduplicator reads its skip pattern when Ray is imported: after `configure`, in a fresh
+    process as the CLI runs, it drops Ray's own actor-restart line and keeps any other worker error."""
+    import subprocess
+    import sys
+
+    script = (
+        "from semcse import logs; logs.configure(); "
+        "from ray._private.ray_logging import stderr_deduplicator as d; "
+        'line = "[2026-11-25 21:36:23,834 E 15013 15041] core_worker.cc:2465: Actor with class name: '
+        "'PreemptionWatcher' and ID: '13854f' has constructor arguments in the object store and max_restarts > 0.\"; "
+        "print(bool(d.skip_re and d.skip_re.search(line)), bool(d.skip_re and d.skip_re.search('ValueError: bad')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {logs.LEVEL_ENV, "RAY_DEDUP_LOGS_SKIP_REGEX"}}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False"]
