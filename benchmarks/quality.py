@@ -73,12 +73,14 @@ def cs_queries(work: Path, papers: int) -> Path | None:
     return write_parquet(pd.concat([with_tldr, others], ignore_index=True), work / "cs_papers.parquet")
 
 
-def score(models: list[ModelRef], labelled: Path, cs: Path | None, cfg: Any, work: Path) -> dict[str, SuiteResult]:
-    """Every model on every held-out set: {suite: result} with the models as rows."""
+def score(
+    models: list[ModelRef], labelled: Path, cs: Path | None, cfg: Any, work: Path, sets: list[str]
+) -> dict[str, SuiteResult]:
+    """Every model on every chosen held-out set: {suite: result} with the models as rows."""
     results = {"ohsumed": knn.run(models, labelled, cfg, work / "eval-knn")}
-    if JUDGEMENTS.parent.is_dir():
+    if "methodology" in sets and JUDGEMENTS.parent.is_dir():
         results["methodology"] = aspects.run(models, JUDGEMENTS, cfg, work / "eval-aspects")
-    if cs is not None:
+    if "cs_papers" in sets and cs is not None:
         semantic_cfg = cfg.model_copy(
             update={
                 "evaluation": cfg.evaluation.model_copy(
@@ -210,7 +212,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         args.workers,
         **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
-    results = score(models, labelled, cs, cfg, work)
+    results = score(models, labelled, cs, cfg, work, args.sets)
     table = figures(results)
     scored = {model.name for model in models}
     candidates = [f"{name}-{s}{last}" for s in args.seeds for name in names for last in ("", "-last")]
@@ -376,6 +378,13 @@ def main() -> None:
     )
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers to classify")
     parser.add_argument("--cs-papers", type=int, default=800, help="cs_papers with a TL;DR (queries)")
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        choices=["methodology", "cs_papers"],
+        default=["methodology", "cs_papers"],
+        help="held-out sets beside ohsumed (methodology embeds ~3,000 texts a model)",
+    )
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     parser.add_argument("--scratch-arch", default="bert-mini")
     parser.add_argument("--scratch-steps", type=int, default=300)
