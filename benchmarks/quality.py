@@ -229,8 +229,8 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print("\nour runs (validation: average rank, lower is better; delivered = best step) and wall times:")
     print(runs_frame.round(3).to_string(index=False))
     walls = runs_frame.set_index("model")["wall_s"]
-    ratios = [walls[f"auto-{s}"] / walls[f"st-auto-{s}"] for s in args.seeds if f"st-auto-{s}" in walls]
-    ratios = [r for r in ratios if r == r]  # runs reused from an earlier --work have no wall time (NaN)
+    timed = [s for s in args.seeds if pd.notna(walls.get(f"auto-{s}")) and pd.notna(walls.get(f"st-auto-{s}"))]
+    ratios = [walls[f"auto-{s}"] / walls[f"st-auto-{s}"] for s in timed]  # runs reused from --work have no time
     if ratios:
         print("wall time ours / sentence-transformers fit, auto's pairs: " + ", ".join(f"{r:.2f}×" for r in ratios))
     numbers = {suite: raw(result) for suite, result in results.items()}
