@@ -273,15 +273,26 @@ def summary(found: dict[str, Any]) -> str:
         ci = intervals[suite]["base"]
         return f"{tables[suite]['base'][column]:.3f} [{ci[f'{column}_ci_low']:.3f}, {ci[f'{column}_ci_high']:.3f}]"
 
+    def between(a: str, b: str, figure: str) -> tuple[float, str]:
+        """`a − b` and its verdict, read from `b − a` when only that was paired; 0 when a is b."""
+        if (a, b, figure) in paired:
+            return paired[(a, b, figure)]["difference"], paired[(a, b, figure)]["verdict"]
+        if (b, a, figure) in paired:
+            flipped = {"better": "worse", "worse": "better"}
+            verdict = paired[(b, a, figure)]["verdict"]
+            return -paired[(b, a, figure)]["difference"], flipped.get(verdict, verdict)
+        assert a == b, f"{a} − {b} on {figure} was not paired"
+        return 0.0, "no significant difference"
+
     def cell(models: list[str], against: list[str], suite: str, column: str, value: bool = True) -> str:
         """Mean over seeds, (mean paired difference, seeds in which it is significant); without `value`, only the
         parenthesis. A run that delivered its base model was scored as `base`: it equals it exactly."""
         models = [m if m in tables[suite] else "base" for m in models]
         if models == against:
             return "= base (no step delivered)" if value else "= base"
-        found_pairs = [paired.get((m, b, f"{suite}:{column}")) for m, b in zip(models, against, strict=True)]
-        changes = [d["difference"] if d else 0.0 for d in found_pairs]
-        verdicts = [d["verdict"] if d else "no significant difference" for d in found_pairs]
+        found_pairs = [between(m, b, f"{suite}:{column}") for m, b in zip(models, against, strict=True)]
+        changes = [change for change, _ in found_pairs]
+        verdicts = [verdict for _, verdict in found_pairs]
         counts = [f"{word} in {verdicts.count(word)}/{len(seeds)}" for word in ("better", "worse") if word in verdicts]
         change = f"{sum(changes) / len(changes):+.3f}, {', '.join(counts) or 'no significant difference'}"
         mean_value = sum(tables[suite][m][column] for m in models) / len(models)
