@@ -33,6 +33,7 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -142,27 +143,35 @@ def last_step_model(run_dir: Path) -> Path | None:
 RECORD = "benchmark_wall.json"
 
 
-def trained(cfg: Any, prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
-    """Our trainer's delivered model and wall time; a run that finished in an earlier `--work` is reused, not
-    retrained (its wall time is known when that run recorded it)."""
-    encoder, record = Path(cfg.training.out), run_dir / RECORD
-    if (encoder / STATUS_FILE).is_file():
-        return encoder, json.loads(record.read_text())["wall_s"] if record.is_file() else None
-    start = time.perf_counter()
-    encoder = Path(train(cfg, prepared).model_dir)
-    wall = time.perf_counter() - start
+def once(out: Path, marker: str, record: Path, fit: Callable[[], tuple[Path, float]]) -> tuple[Path, float | None]:
+    """`fit()`'s model and wall time, recorded beside it; a model that an earlier `--work` run finished (`marker` in
+    `out`) is reused, not refitted, with its wall time when that run recorded one."""
+    if (out / marker).is_file():
+        return out, json.loads(record.read_text())["wall_s"] if record.is_file() else None
+    model_dir, wall = fit()
     record.write_text(json.dumps({"wall_s": wall}))
-    return encoder, wall
+    return model_dir, wall
+
+
+def trained(cfg: Any, prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
+    """Our trainer's delivered model and wall time (reused from an earlier `--work`, see `once`)."""
+
+    def fit() -> tuple[Path, float]:
+        start = time.perf_counter()
+        model_dir = Path(train(cfg, prepared).model_dir)
+        return model_dir, time.perf_counter() - start
+
+    return once(Path(cfg.training.out), STATUS_FILE, run_dir / RECORD, fit)
 
 
 def fitted_st(prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
     """sentence-transformers' `fit` on exactly our pairs and batch order (reused like `trained`)."""
-    out, record = run_dir / "st", run_dir / f"st-{RECORD}"
-    if (out / "modules.json").is_file():
-        return out, json.loads(record.read_text())["wall_s"] if record.is_file() else None
-    st = st_fit(minilm_dir(), prepared.train_rows, out, prepared.training)
-    record.write_text(json.dumps({"wall_s": st.wall_s}))
-    return st.model_dir, st.wall_s
+
+    def fit() -> tuple[Path, float]:
+        st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", prepared.training)
+        return st.model_dir, st.wall_s
+
+    return once(run_dir / "st", "modules.json", run_dir / f"st-{RECORD}", fit)
 
 
 def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:

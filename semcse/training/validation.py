@@ -203,8 +203,7 @@ def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarit
 def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
     """Whether per-abstract scores (lower is better) beat the base model's on the same abstracts: the 95%
     paired bootstrap interval of the mean difference lies below zero."""
-    difference = Bootstrap(resamples, seed).mean("validation", np.asarray(items) - np.asarray(base))
-    return bool(difference.interval()[1] < 0)
+    return bool(paired_change(items, base, resamples, seed).interval()[1] < 0)
 
 
 def significantly_worse(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:

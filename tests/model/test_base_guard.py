@@ -114,9 +114,8 @@ def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks(
     # its interval (about ±0.023) includes zero: not significantly worse, yet not shown within a margin of 0.01
     assert not state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.01)
     assert "within 0.01" in state.refused
-    assert (
-        "more validation abstracts narrow it" in state.refused
-    )  # the estimate is inside the margin, its interval not
+    # the estimate is inside the margin, its interval not: the line says what would narrow it
+    assert "more validation abstracts narrow it" in state.refused
     state.step = 30
     assert state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.05)
     assert not state.refused and state.best_step == 30
