@@ -63,7 +63,7 @@ def crops_config(
         "training.batch_size": batch,
         "training.max_length": seq,
         "training.max_steps": steps,
-        "training.eval_every": max(1, steps // evaluations),
+        "training.eval_every": max(1, -(-steps // evaluations)),  # ceil: no second evaluation just before the end
         "training.log_every": max(1, steps // 4),
         "training.val_size": 64,
         "training.num_workers": workers,

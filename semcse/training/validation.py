@@ -152,8 +152,8 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
 
 def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
     """Each check's average rank, each abstract's mean rank over its checks (their mean is `val_score`) and,
-    with labels, each labelled abstract's label agreement; every text is encoded once, in one batched pass
-    without gradients."""
+    with labels, each labelled abstract's label agreement; every distinct text is encoded once, in one batched
+    pass without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
     groups = {
@@ -165,9 +165,7 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         "abstracts": list(val.abstracts),
         "papers": list(val.papers),
     }
-    vectors = encoder.encode(
-        [text for texts in groups.values() for text in texts], batch_size=batch_size, max_length=val.max_length
-    )
+    vectors = _encode_once(encoder, [text for texts in groups.values() for text in texts], batch_size, val.max_length)
     split, start = {}, 0
     for name, texts in groups.items():
         split[name], start = vectors[start : start + len(texts)], start + len(texts)
@@ -190,6 +188,13 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         return Validated(metrics, items, checks=checks)
     agreements = _label_agreements(split["papers"], np.asarray(val.labels), val.label_k, val.similarity)
     return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements, checks)
+
+
+def _encode_once(encoder: TextEncoder, texts: list[str], batch_size: int, max_length: int | None) -> np.ndarray:
+    """`texts` embedded, each distinct text once: checks share texts (with generated texts, the label check's papers
+    are the document check's targets), and validation runs at every evaluation of every run."""
+    distinct, where = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
+    return encoder.encode(list(distinct), batch_size=batch_size, max_length=max_length)[where]
 
 
 def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarity: Similarity) -> np.ndarray:

@@ -86,6 +86,18 @@ class TopicEncoder:
         return vectors
 
 
+class CountingEncoder(TopicEncoder):
+    """A `TopicEncoder` that keeps every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def encode(self, texts: list[str], batch_size: int = 64, max_length: int | None = None) -> np.ndarray:
+        self.seen += texts
+        return super().encode(texts, batch_size, max_length)
+
+
 def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> None:
     ids = [f"p{i}" for i in range(12)]
     rows = pd.DataFrame(
@@ -104,7 +116,11 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
     assert clean.label_items.shape == (11,)
     blurred = validate(TopicEncoder(blur="abstract 1"), val)  # one alpha paper moves between the topics
     assert blurred.metrics["val_label_agreement"] < 1.0
-    assert blurred.metrics["val_score"] == clean.metrics["val_score"]  # the pair checks do not see it
+    assert blurred.metrics["val_rank_pair"] == clean.metrics["val_rank_pair"]  # the pair check does not see it
+    counted = CountingEncoder()
+    assert validate(counted, val).metrics == clean.metrics
+    # the label check's papers are the document check's targets: embedded once, not twice
+    assert sorted(counted.seen) == sorted(set(val.pair_queries + val.pair_targets + val.document_targets))
     single_label = build_validation_set("summaries", rows, 12, "cosine", labels=pd.Series(["A"] * 12, index=ids))
     assert single_label.papers == () and isinstance(validate(TopicEncoder(), single_label), Validated)
     assert "val_label_agreement" not in validate(TopicEncoder(), single_label).metrics
