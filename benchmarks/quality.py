@@ -388,7 +388,7 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         (scored_as(f"crops-{s}{last}"), scored_as(f"dropout-{s}{last}")) for s in args.seeds for last in ("", "-last")
     ]
     compared += [(scored_as(f"{p}-{s}-last"), f"random-{s}") for s in args.seeds for p in ("crops", "dropout")]
-    diffs = differences({"ohsumed": result}, [(a, b) for a, b in compared if a != b])
+    diffs = differences({"ohsumed": result}, list(dict.fromkeys((a, b) for a, b in compared if a != b)))
     print(
         f"\nfrom scratch: {args.scratch_arch}, {args.scratch_steps} steps × {args.scratch_batch} pairs, "
         f"lr {args.scratch_lr}, on {args.train} ohsumed training abstracts; kNN on {args.test} test papers\n"
@@ -398,7 +398,40 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print(pd.DataFrame(diffs).round(4).to_string(index=False))
     print("\nvalidation (average rank, lower is better):")
     print(pd.DataFrame(runs).round(3).to_string(index=False))
-    return {"args": vars(args), "figures": {"ohsumed": raw(result)}, "differences": diffs, "runs": runs}
+    found = {"part": "scratch", "args": vars(args), "figures": {"ohsumed": raw(result)}, "differences": diffs}
+    found["runs"] = runs
+    print("\nover seeds (`--summarise <raw json>` prints it again):\n" + scratch_summary(found))
+    return found
+
+
+def scratch_summary(found: dict[str, Any]) -> str:
+    """Per figure, the mean over seeds of the random start, crops and dropout as delivered, and crops − dropout:
+    its mean paired difference and in how many seeds its 95% interval excludes zero."""
+    seeds, table = found["args"]["seeds"], found["figures"]["ohsumed"]["table"]
+    delivered = {run["model"]: run["delivered"] for run in found["runs"]}
+    lines = ["| figure | random start | dropout | crops | crops − dropout |", "|---|---:|---:|---:|---:|"]
+    for column in COLUMNS["ohsumed"]:
+        mean = {
+            who: sum(table[delivered[f"{who}-{s}"] if who != "random" else f"random-{s}"][column] for s in seeds)
+            / len(seeds)
+            for who in ("random", "dropout", "crops")
+        }
+        found_pairs = {(d["a"], d["b"], d["figure"]): d for d in found["differences"]}
+        paired = [  # a seed whose two runs both delivered the random start differs by nothing
+            found_pairs.get(
+                (delivered[f"crops-{s}"], delivered[f"dropout-{s}"], f"ohsumed:{column}"),
+                {"difference": 0.0, "verdict": "no significant difference"},
+            )
+            for s in seeds
+        ]
+        verdicts = [d["verdict"] for d in paired]
+        counts = [f"{word} in {verdicts.count(word)}/{len(seeds)}" for word in ("better", "worse") if word in verdicts]
+        change = sum(d["difference"] for d in paired) / len(paired)
+        lines.append(
+            f"| ohsumed {column} | {mean['random']:.3f} | {mean['dropout']:.3f} | {mean['crops']:.3f} "
+            f"| {change:+.3f}, {', '.join(counts) or 'no significant difference'} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -435,11 +468,19 @@ def main() -> None:
         "--work", type=Path, help="keep runs here (default: a temp dir); a rerun reuses the recipes runs it finds"
     )
     parser.add_argument(
-        "--summarise", type=Path, metavar="RAW_JSON", help="print a saved recipes run's table, run nothing"
+        "--summarise",
+        type=Path,
+        metavar="RAW_JSON",
+        help="print a saved run's table (recipes or scratch), run nothing",
     )
     args = parser.parse_args()
     if args.summarise:
-        print(summary(json.loads(args.summarise.read_text())))
+        found = json.loads(args.summarise.read_text())
+        print(
+            scratch_summary(found)
+            if "random-" + str(found["args"]["seeds"][0]) in json.dumps(found["runs"])
+            else summary(found)
+        )
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)

@@ -23,13 +23,16 @@ significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is
 
 Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
 measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
-validation abstract's k nearest validation abstracts (title + abstract, leave-one-out) that carry
-its label. A step must be non-inferior to the base model there (the interval of the
+validation abstract's k nearest validation abstracts (leave-one-out) that carry its label. It embeds
+texts another check already embeds (`validate` embeds each distinct text once): the abstract in the
+LLM-free modes (the title check's targets), title + abstract with generated texts (the document
+check's targets). A step must be non-inferior to the base model there (the interval of the
 difference stays above −margin, `paired_change`), however good its ranks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,8 +69,9 @@ class Validated:
 class ValidationSet:
     """Texts for the two checks; query i matches target i. Document queries are averaged embeddings.
 
-    `papers`/`labels` (empty without labels) are the labelled abstracts of the label check, whose
-    neighbours are counted among themselves (`label_k` nearest).
+    `papers`/`labels` (empty without labels) are the labelled abstracts of the label check (their abstract in the
+    LLM-free modes, title + abstract with generated texts), whose neighbours are counted among themselves
+    (`label_k` nearest).
     """
 
     pair_queries: list[str]
@@ -108,8 +112,12 @@ def build_validation_set(
     usable = rows[rows["texts"].map(len) >= 2]
     usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
     texts = [list(t) for t in usable["texts"]]
-    labelled = _label_check(usable, labels, label_k) | {"similarity": similarity, "max_length": max_length}
-    if not needs_texts(mode):
+    # the label check embeds what another check already embeds: the abstracts of the title check in the LLM-free
+    # modes, the document targets (title + abstract) with generated texts
+    generated = needs_texts(mode)
+    labelled = _label_check(usable, labels, label_k, paper_text if generated else lambda rows: rows[ABSTRACT])
+    labelled |= {"similarity": similarity, "max_length": max_length}
+    if not generated:
         halves = [_halves(list(s)) for s in usable["sentences"]]
         titled = [i for i, ok in enumerate(usable[TITLE_OK]) if ok]
         return ValidationSet(
@@ -131,15 +139,18 @@ def build_validation_set(
     )
 
 
-def _label_check(usable: pd.DataFrame, labels: pd.Series | None, k: int) -> dict[str, Any]:
-    """The label check's fields for the sampled abstracts that have a label; none when it cannot say anything."""
+def _label_check(
+    usable: pd.DataFrame, labels: pd.Series | None, k: int, text: Callable[[pd.DataFrame], pd.Series]
+) -> dict[str, Any]:
+    """The label check's fields for the sampled abstracts that have a label (embedded as `text(rows)`); none when it
+    cannot say anything."""
     if labels is None:
         return {}
     known = usable.assign(label=usable["id"].map(labels)).dropna(subset=["label"])
     if known["label"].nunique() < 2 or len(known) <= k:
         return {}
     return {
-        "papers": tuple(paper_text(known)),
+        "papers": tuple(text(known).astype(str)),
         "labels": tuple(known["label"].astype(str)),
         "label_k": k,
     }
