@@ -257,6 +257,34 @@ FIGURES = {  # README column → (suite, column; a trailing ":" takes the suite'
 }
 
 
+Paired = dict[tuple[str, str, str], dict[str, Any]]  # (a, b, figure) → a `differences` row
+
+
+def paired_rows(found: dict[str, Any]) -> Paired:
+    """A saved run's paired differences by (a, b, figure)."""
+    return {(d["a"], d["b"], d["figure"]): d for d in found["differences"]}
+
+
+def between(paired: Paired, a: str, b: str, figure: str) -> tuple[float, str]:
+    """`a − b` and its verdict, read from `b − a` when only that was paired; 0 when a is b."""
+    if (a, b, figure) in paired:
+        return paired[(a, b, figure)]["difference"], paired[(a, b, figure)]["verdict"]
+    if (b, a, figure) in paired:
+        flipped = {"better": "worse", "worse": "better"}
+        verdict = paired[(b, a, figure)]["verdict"]
+        return -paired[(b, a, figure)]["difference"], flipped.get(verdict, verdict)
+    assert a == b, f"{a} − {b} on {figure} was not paired"
+    return 0.0, "no significant difference"
+
+
+def over_seeds(found_pairs: list[tuple[float, str]]) -> str:
+    """Per-seed paired differences as `mean change, better in k/n, worse in m/n` (or no significant difference)."""
+    changes, verdicts = [change for change, _ in found_pairs], [verdict for _, verdict in found_pairs]
+    n = len(found_pairs)
+    counts = [f"{word} in {verdicts.count(word)}/{n}" for word in ("better", "worse") if word in verdicts]
+    return f"{sum(changes) / n:+.3f}, {', '.join(counts) or 'no significant difference'}"
+
+
 def summary(found: dict[str, Any]) -> str:
     """The README's table from a run's raw results: per recipe, the figure's mean over seeds, its mean paired
     difference from the base model, and in how many seeds that difference's 95% interval excludes zero.
@@ -267,7 +295,7 @@ def summary(found: dict[str, Any]) -> str:
     seeds = found["args"]["seeds"]
     tables = {suite: figures["table"] for suite, figures in found["figures"].items()}
     intervals = {suite: figures["intervals"] for suite, figures in found["figures"].items()}
-    paired = {(d["a"], d["b"], d["figure"]): d for d in found["differences"]}
+    paired = paired_rows(found)
     trained = {run["model"].rsplit("-", 1)[0] for run in found["runs"]}
     columns = {}
     for name, (suite, column) in FIGURES.items():
@@ -282,28 +310,13 @@ def summary(found: dict[str, Any]) -> str:
         ci = intervals[suite]["base"]
         return f"{tables[suite]['base'][column]:.3f} [{ci[f'{column}_ci_low']:.3f}, {ci[f'{column}_ci_high']:.3f}]"
 
-    def between(a: str, b: str, figure: str) -> tuple[float, str]:
-        """`a − b` and its verdict, read from `b − a` when only that was paired; 0 when a is b."""
-        if (a, b, figure) in paired:
-            return paired[(a, b, figure)]["difference"], paired[(a, b, figure)]["verdict"]
-        if (b, a, figure) in paired:
-            flipped = {"better": "worse", "worse": "better"}
-            verdict = paired[(b, a, figure)]["verdict"]
-            return -paired[(b, a, figure)]["difference"], flipped.get(verdict, verdict)
-        assert a == b, f"{a} − {b} on {figure} was not paired"
-        return 0.0, "no significant difference"
-
     def cell(models: list[str], against: list[str], suite: str, column: str, value: bool = True) -> str:
         """Mean over seeds, (mean paired difference, seeds in which it is significant); without `value`, only the
         parenthesis. A run that delivered its base model was scored as `base`: it equals it exactly."""
         models = [m if m in tables[suite] else "base" for m in models]
         if models == against:
             return "= base (no step delivered)" if value else "= base"
-        found_pairs = [between(m, b, f"{suite}:{column}") for m, b in zip(models, against, strict=True)]
-        changes = [change for change, _ in found_pairs]
-        verdicts = [verdict for _, verdict in found_pairs]
-        counts = [f"{word} in {verdicts.count(word)}/{len(seeds)}" for word in ("better", "worse") if word in verdicts]
-        change = f"{sum(changes) / len(changes):+.3f}, {', '.join(counts) or 'no significant difference'}"
+        change = over_seeds([between(paired, m, b, f"{suite}:{column}") for m, b in zip(models, against, strict=True)])
         mean_value = sum(tables[suite][m][column] for m in models) / len(models)
         return f"{mean_value:.3f} ({change})" if value else change
 
@@ -366,14 +379,13 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 models.append(ModelRef(f"random-{seed}", prepared.training.base_model))
             encoder, wall = trained(cfg, prepared, run_dir)
             status = json.loads((encoder / STATUS_FILE).read_text())
-            runs.append({"model": f"{pairs}-{seed}", "wall_s": wall} | status)
             delivered = f"{pairs}-{seed}" if status["best_step"] > 0 else f"random-{seed}"
+            runs.append({"model": f"{pairs}-{seed}", "wall_s": wall} | status | {"delivered": delivered})
             if status["best_step"] > 0:
                 models.append(ModelRef(delivered, str(encoder)))
             last = last_step_model(run_dir / "run")
             if last is not None and status["best_step"] != status["last_step"]:
                 models.append(ModelRef(f"{pairs}-{seed}-last", str(last)))
-            runs[-1]["delivered"] = delivered
     cfg = crops_config(work / "eval", corpus, args.steps, args.batch, args.seq, args.workers)
     result = knn.run(models, labelled, cfg, work / "eval-knn")
     scored = {model.name for model in models}
@@ -398,17 +410,24 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print(pd.DataFrame(diffs).round(4).to_string(index=False))
     print("\nvalidation (average rank, lower is better):")
     print(pd.DataFrame(runs).round(3).to_string(index=False))
-    found = {"part": "scratch", "args": vars(args), "figures": {"ohsumed": raw(result)}, "differences": diffs}
-    found["runs"] = runs
+    found = {
+        "part": "scratch",
+        "args": vars(args),
+        "figures": {"ohsumed": raw(result)},
+        "differences": diffs,
+        "runs": runs,
+    }
     print("\nover seeds (`--summarise <raw json>` prints it again):\n" + scratch_summary(found))
     return found
 
 
 def scratch_summary(found: dict[str, Any]) -> str:
     """Per figure, the mean over seeds of the random start, crops and dropout as delivered, and crops − dropout:
-    its mean paired difference and in how many seeds its 95% interval excludes zero."""
+    its mean paired difference and in how many seeds its 95% interval excludes zero (none in a seed whose two runs
+    both delivered the random start)."""
     seeds, table = found["args"]["seeds"], found["figures"]["ohsumed"]["table"]
     delivered = {run["model"]: run["delivered"] for run in found["runs"]}
+    paired = paired_rows(found)
     lines = ["| figure | random start | dropout | crops | crops − dropout |", "|---|---:|---:|---:|---:|"]
     for column in COLUMNS["ohsumed"]:
         mean = {
@@ -416,20 +435,11 @@ def scratch_summary(found: dict[str, Any]) -> str:
             / len(seeds)
             for who in ("random", "dropout", "crops")
         }
-        found_pairs = {(d["a"], d["b"], d["figure"]): d for d in found["differences"]}
-        paired = [  # a seed whose two runs both delivered the random start differs by nothing
-            found_pairs.get(
-                (delivered[f"crops-{s}"], delivered[f"dropout-{s}"], f"ohsumed:{column}"),
-                {"difference": 0.0, "verdict": "no significant difference"},
-            )
-            for s in seeds
-        ]
-        verdicts = [d["verdict"] for d in paired]
-        counts = [f"{word} in {verdicts.count(word)}/{len(seeds)}" for word in ("better", "worse") if word in verdicts]
-        change = sum(d["difference"] for d in paired) / len(paired)
+        change = over_seeds(
+            [between(paired, delivered[f"crops-{s}"], delivered[f"dropout-{s}"], f"ohsumed:{column}") for s in seeds]
+        )
         lines.append(
-            f"| ohsumed {column} | {mean['random']:.3f} | {mean['dropout']:.3f} | {mean['crops']:.3f} "
-            f"| {change:+.3f}, {', '.join(counts) or 'no significant difference'} |"
+            f"| ohsumed {column} | {mean['random']:.3f} | {mean['dropout']:.3f} | {mean['crops']:.3f} | {change} |"
         )
     return "\n".join(lines)
 
@@ -476,11 +486,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.summarise:
         found = json.loads(args.summarise.read_text())
-        print(
-            scratch_summary(found)
-            if "random-" + str(found["args"]["seeds"][0]) in json.dumps(found["runs"])
-            else summary(found)
-        )
+        print(scratch_summary(found) if found.get("part") == "scratch" else summary(found))
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
