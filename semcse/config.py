@@ -278,7 +278,10 @@ class TrainingConfig(Section):
     `max_length` truncates training texts only; the exported model keeps the base model's
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
-    padded to its own longest text (0: one padded pass); the loss still sees the whole batch.
+    padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
+    it and `zero_stage` follow the device (`effective_forward_batch_size`, `effective_zero_stage`),
+    and so does validation's precision (`validation_bf16`: bf16 autocast where the CPU has native
+    bf16 instructions; a GPU run validates its bf16 model anyway).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.
@@ -298,7 +301,7 @@ class TrainingConfig(Section):
     max_length: int = Field(256, gt=0)
     export_max_length: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=1)
-    forward_batch_size: int = Field(16, ge=0)
+    forward_batch_size: int | None = Field(None, ge=0)
     learning_rate: float = Field(2e-5, gt=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int | None = Field(None, ge=0)
@@ -316,7 +319,8 @@ class TrainingConfig(Section):
     use_gpu: bool = False
     cpus_per_worker: float = Field(1.0, gt=0)
     resources_per_worker: dict[str, float] = Field(default_factory=dict)
-    zero_stage: int = Field(2, ge=0, le=3)
+    zero_stage: int | None = Field(None, ge=0, le=3)
+    validation_bf16: bool | None = None
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)
     val_size: int = Field(256, gt=1)
@@ -360,6 +364,11 @@ class TrainingConfig(Section):
             raise ValueError("projection is enabled but projection_dim is not set")
         if self.min_sentence_chars >= self.max_sentence_chars:
             raise ValueError("min_sentence_chars must be smaller than max_sentence_chars")
+        if self.use_gpu and self.zero_stage == 0:
+            raise ValueError(
+                "zero_stage 0 with use_gpu: DeepSpeed's stage-0 bf16 optimizer keeps its fp32 master weights where "
+                "the export cannot read them; use zero_stage 1, 2 (the GPU default) or 3"
+            )
         if self.batch_size % self.num_workers:
             raise ValueError(
                 f"batch_size {self.batch_size} (pairs per step over all workers) must be a multiple of "
@@ -398,6 +407,24 @@ class TrainingConfig(Section):
         if self.warmup_steps is not None:
             return self.warmup_steps
         return max(1, self.max_steps // 10) if self.crop_based else 0
+
+    @property
+    def effective_forward_batch_size(self) -> int:
+        """Texts per forward chunk unless set: 8 on CPU, where less padding pays more than larger matrix products
+        on a few cores (MiniLM, 2 workers on 2 cores: +10% pairs/s on title pairs, +12% on crops against 16);
+        16 on GPU, where small chunks would leave the device idle."""
+        if self.forward_batch_size is not None:
+            return self.forward_batch_size
+        return 16 if self.use_gpu else 8
+
+    @property
+    def effective_zero_stage(self) -> int:
+        """DeepSpeed ZeRO stage unless set: 2 on GPU (partitioned gradients and optimizer state are what let a
+        large encoder fit), 0 on CPU, where a run trains a small encoder in host memory and partitioning only adds
+        collectives (MiniLM on 2 CPU workers: 5% more pairs/s at stage 0)."""
+        if self.zero_stage is not None:
+            return self.zero_stage
+        return 2 if self.use_gpu else 0
 
     @property
     def similarity(self) -> Literal["euclidean", "cosine"]:

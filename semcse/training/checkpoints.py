@@ -154,6 +154,9 @@ def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[
     from deepspeed.utils import safe_get_full_fp32_param
 
     masters = {name: safe_get_full_fp32_param(p) for name, p in engine.module.named_parameters()}
+    missing = [name for name, p in engine.module.named_parameters() if p.requires_grad and masters[name] is None]
+    if missing:  # exporting the base model's values for them would deliver an untrained model as trained
+        raise RuntimeError(f"no fp32 master weights for {len(missing)} trained parameters (e.g. {missing[0]})")
     if rank != 0:
         return
     with torch.random.fork_rng(devices=[]):

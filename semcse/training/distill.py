@@ -105,7 +105,7 @@ class DistillObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = cfg.forward_batch_size
+        self.forward_batch_size = cfg.effective_forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
 
@@ -137,7 +137,7 @@ class DirectObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = cfg.forward_batch_size
+        self.forward_batch_size = cfg.effective_forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
 

@@ -103,7 +103,7 @@ def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
                 "warmup_type": "linear",
             },
         },
-        "zero_optimization": {"stage": cfg.zero_stage},
+        "zero_optimization": {"stage": cfg.effective_zero_stage},
         "bf16": {"enabled": cfg.use_gpu},
         "gradient_clipping": 1.0,
         "steps_per_print": 10**9,

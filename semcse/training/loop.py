@@ -177,6 +177,12 @@ def train_loop(config: dict[str, Any]) -> None:
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
+    if validates_in_bf16(cfg):
+        log(
+            "validation runs under bf16 autocast (this CPU has native bf16; training.validation_bf16=false for fp32)",
+            {"validation_bf16": 1.0},
+            state.step,
+        )
     start_step = state.step
     if resumed_from is not None:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
@@ -291,7 +297,7 @@ def _evaluate_and_checkpoint(
     }
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.zero_stage, spec.model_factory)
+        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.effective_zero_stage, spec.model_factory)
         ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
     if state.step == 0:
         verdict = " (base model: the candidate to beat)"
@@ -328,11 +334,11 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
     """
     import ray.train
 
-    alone = spec.cfg.zero_stage != 3
+    alone = spec.cfg.effective_zero_stage != 3
     evaluates = rank == 0 or not alone
     node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
-    with _torch_threads(threads):
+    with _torch_threads(threads), validation_precision(spec.cfg):
         shared = [spec.validate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
@@ -353,6 +359,31 @@ def _torch_threads(count: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def validates_in_bf16(cfg: TrainingConfig) -> bool:
+    """Whether CPU validation runs under bf16 autocast: `training.validation_bf16`, or unset, whether this node's
+    CPU has native bf16 instructions (AVX512-BF16 or AMX). There a MiniLM validation takes 0.55× the fp32 time
+    with the same ranks (embeddings at cosine ≥ 0.9999 to fp32); elsewhere bf16 is emulated and slower. The base
+    model and every step are scored in the same precision, so their comparison stays paired. A GPU run's model
+    is bf16 already."""
+    if cfg.use_gpu:
+        return False
+    if cfg.validation_bf16 is not None:
+        return cfg.validation_bf16
+    import torch
+
+    return any(bool(getattr(torch.cpu, probe, lambda: False)()) for probe in _NATIVE_BF16_PROBES)
+
+
+_NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+
+
+def validation_precision(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:
+    """bf16 autocast around validation where `validates_in_bf16`, nothing otherwise."""
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16) if validates_in_bf16(cfg) else contextlib.nullcontext()
 
 
 def _ranks(metrics: dict[str, float]) -> str:

@@ -51,7 +51,7 @@ class PairObjective:
     def __init__(self, cfg: TrainingConfig) -> None:
         self.sampler = PairSampler(cfg.pairs, cfg.positive_mix)
         self.max_length = cfg.max_length
-        self.forward_batch_size = cfg.forward_batch_size
+        self.forward_batch_size = cfg.effective_forward_batch_size
         self.criterion = build_pair_loss(
             cfg.effective_loss,
             temperature=cfg.effective_temperature,

@@ -223,7 +223,7 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
     described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
     banner = [
         f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
-        f"validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, ZeRO-{tc.zero_stage}, "
+        f"validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, ZeRO-{tc.effective_zero_stage}, "
         f"{tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]

@@ -2,7 +2,9 @@
 
 DeepSpeed's CPU accelerator runs bf16 too, so the GPU export path is exercised here for real: one
 ZeRO-2 bf16 step, a checkpoint through `checkpoints.save`, and the saved weights compared with the
-fp32 masters (which bf16 cannot represent exactly) and with the bf16 training copy.
+fp32 masters (which bf16 cannot represent exactly) and with the bf16 training copy. At stage 0
+DeepSpeed keeps the masters where they cannot be read, and the export refuses rather than deliver
+the base model's values as trained ones.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import torch.multiprocessing as mp
 from tests.fixtures.loopback import free_port, join_cpu_group
 
 
-def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
+def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     join_cpu_group(0, 1, port)
     import functools
 
@@ -28,7 +30,13 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 
     cfg = TrainingConfig(
-        pairs="crops", base_model=model_dir, batch_size=4, num_workers=1, learning_rate=1e-3, warmup_steps=0
+        pairs="crops",
+        base_model=model_dir,
+        batch_size=4,
+        num_workers=1,
+        learning_rate=1e-3,
+        warmup_steps=0,
+        zero_stage=stage,
     )
     model = build_encoder(cfg)
     config = deepspeed_config(cfg) | {"bf16": {"enabled": True}}
@@ -42,7 +50,11 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
     engine.step()
     name, parameter = "backbone.encoder.layer.0.attention.self.query.weight", None
     parameter = dict(engine.module.named_parameters())[name]
-    checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, 2, functools.partial(build_encoder, cfg))
+    try:
+        checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, stage, functools.partial(build_encoder, cfg))
+    except RuntimeError as error:
+        Path(out, "refused.txt").write_text(str(error))
+        return
     record = {
         "dtype": str(parameter.dtype),
         "master": safe_get_full_fp32_param(parameter).flatten().tolist(),
@@ -51,17 +63,22 @@ def bf16_step_and_save(port: int, model_dir: str, out: str) -> None:
     Path(out, "expected.json").write_text(json.dumps(record))
 
 
-def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stage", [2, 0])
+def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_path: Path, stage: int) -> None:
     import numpy as np
 
     from semcse.models.encoder import TextEncoder
     from semcse.training.checkpoints import MODEL_DIR
 
     process = mp.get_context("spawn").Process(
-        target=bf16_step_and_save, args=(free_port(), str(tiny_encoder_dir), str(tmp_path))
+        target=bf16_step_and_save, args=(free_port(), str(tiny_encoder_dir), str(tmp_path), stage)
     )
     process.start()
     process.join(timeout=300)
+    if stage == 0:
+        assert "no fp32 master weights" in (tmp_path / "refused.txt").read_text()
+        assert not (tmp_path / MODEL_DIR).exists()
+        return
     if process.exitcode != 0 and not (tmp_path / "expected.json").exists():
         pytest.fail(f"the bf16 step failed (exit code {process.exitcode})")
     expected = json.loads((tmp_path / "expected.json").read_text())

@@ -36,6 +36,16 @@ def test_unset_objective_settings_follow_the_pairs_mode(pairs, loss, temperature
     assert explicit.training.effective_loss == "triplet" and explicit.training.effective_warmup_steps == 7
 
 
+@pytest.mark.parametrize(("gpu", "chunk", "stage"), [(False, 8, 0), (True, 16, 2)])
+def test_unset_forward_chunks_and_zero_stage_follow_the_device(gpu, chunk, stage):
+    training = load_config(None, [f"training.use_gpu={str(gpu).lower()}"]).training
+    assert (training.effective_forward_batch_size, training.effective_zero_stage) == (chunk, stage)
+    explicit = load_config(
+        None, [f"training.use_gpu={str(gpu).lower()}", "training.forward_batch_size=0", "training.zero_stage=3"]
+    ).training
+    assert (explicit.effective_forward_batch_size, explicit.effective_zero_stage) == (0, 3)
+
+
 def test_yaml_and_typed_overrides(tmp_path):
     path = tmp_path / "run.yaml"
     path.write_text("name: x\ntraining:\n  batch_size: 8\n  pairs: crops\n")
@@ -64,6 +74,8 @@ def test_cross_field_rules():
     with pytest.raises(ConfigError, match="unknown pairs mode 'nonsense'"):
         load_config(None, ["training.pairs=nonsense"])
     assert load_config(None, ["training.pairs=aspect:species"]).training.pairs == "aspect:species"
+    with pytest.raises(ConfigError, match="zero_stage 0 with use_gpu"):
+        load_config(None, ["training.use_gpu=true", "training.zero_stage=0"])
 
 
 def test_override_syntax_errors(tmp_path):

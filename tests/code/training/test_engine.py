@@ -214,3 +214,22 @@ def test_llm_free_label_check_reuses_the_title_checks_abstracts() -> None:
     assert validate(counted, val).metrics["val_label_agreement"] == 1.0
     # crops ×2, halves ×2, titles, abstracts: the label check adds no text of its own
     assert len(counted.seen) == len(set(counted.seen)) == 12 * 6
+
+
+def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
+    from semcse.training.loop import validates_in_bf16, validation_precision
+
+    assert validates_in_bf16(TrainingConfig(validation_bf16=True))
+    assert not validates_in_bf16(TrainingConfig(validation_bf16=False))
+    assert not validates_in_bf16(TrainingConfig(validation_bf16=True, use_gpu=True))  # the GPU model is bf16 already
+    encoder = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops"))
+    texts = [f"topic {i % 4} passage number {i} about {'soil ' * (i % 5)}invasion" for i in range(24)]
+    with validation_precision(TrainingConfig(validation_bf16=False)):
+        full = encoder.encode(texts)
+    with validation_precision(TrainingConfig(validation_bf16=True)):
+        half = encoder.encode(texts)
+    assert half.dtype == np.float32 and not np.array_equal(full, half)  # autocast really ran in bf16
+    cosines = (full * half).sum(1) / np.linalg.norm(full, axis=1) / np.linalg.norm(half, axis=1)
+    assert cosines.min() > 0.99
+    nearest = [np.argsort(-vectors @ vectors.T, axis=1)[:, 1] for vectors in (full, half)]
+    assert np.mean(nearest[0] == nearest[1]) >= 0.9  # the same nearest neighbours, up to near-ties
