@@ -118,26 +118,28 @@ def _floats(values: np.ndarray | None) -> list[float] | None:
     return None if values is None else [float(x) for x in values]
 
 
-def save(
-    engine: Any, state: LoopState, directory: Path, rank: int, zero_stage: int, model_factory: Callable[[], Any]
-) -> Path:
+def save(engine: Any, state: LoopState, directory: Path, rank: int, model_factory: Callable[[], Any]) -> Path:
     """Write this worker's part of a checkpoint into `directory` (a collective: every rank calls it)."""
     engine.save_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
     if engine.bfloat16_enabled():
         _save_fp32_model(engine, directory / MODEL_DIR, rank, model_factory)
     else:
-        _save_model(engine, directory / MODEL_DIR, rank, zero_stage)
+        _save_model(engine, directory / MODEL_DIR, rank)
     if rank == 0:
         (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
     return directory
 
 
-def _save_model(engine: Any, out: Path, rank: int, zero_stage: int) -> None:
+def _save_model(engine: Any, out: Path, rank: int) -> None:
     """fp32 training: the module's weights are the master weights (gathered first under ZeRO-3)."""
     import deepspeed
 
     params = list(engine.module.parameters())
-    gathered = deepspeed.zero.GatheredParameters(params, modifier_rank=None) if zero_stage == 3 else nullcontext()
+    gathered = (
+        deepspeed.zero.GatheredParameters(params, modifier_rank=None)
+        if engine.zero_optimization_stage() == 3
+        else nullcontext()
+    )
     with gathered:
         if rank == 0:
             engine.module.save(out)

@@ -297,7 +297,7 @@ def _evaluate_and_checkpoint(
     }
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        checkpoints.save(engine, state, Path(tmp), rank, spec.cfg.effective_zero_stage, spec.model_factory)
+        checkpoints.save(engine, state, Path(tmp), rank, spec.model_factory)
         ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
     if state.step == 0:
         verdict = " (base model: the candidate to beat)"
@@ -361,6 +361,10 @@ def _torch_threads(count: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+# torch.cpu's checks for native bf16 instructions (private, hence probed with a False fallback)
+_NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+
+
 def validates_in_bf16(cfg: TrainingConfig) -> bool:
     """Whether CPU validation runs under bf16 autocast: `training.validation_bf16`, or unset, whether this node's
     CPU has native bf16 instructions (AVX512-BF16 or AMX). There a MiniLM validation takes 0.55× the fp32 time
@@ -374,9 +378,6 @@ def validates_in_bf16(cfg: TrainingConfig) -> bool:
     import torch
 
     return any(bool(getattr(torch.cpu, probe, lambda: False)()) for probe in _NATIVE_BF16_PROBES)
-
-
-_NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
 
 
 def validation_precision(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:

@@ -51,7 +51,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     name, parameter = "backbone.encoder.layer.0.attention.self.query.weight", None
     parameter = dict(engine.module.named_parameters())[name]
     try:
-        checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, stage, functools.partial(build_encoder, cfg))
+        checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, functools.partial(build_encoder, cfg))
     except RuntimeError as error:
         Path(out, "refused.txt").write_text(str(error))
         return
