@@ -135,11 +135,13 @@ def our_pairs(rows: pd.DataFrame, cfg: TrainingConfig) -> tuple[list[str], list[
     return anchors, positives
 
 
-def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig) -> STRun:
+def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig, bf16: bool = False) -> STRun:
     """Plain sentence-transformers given our pairs: `SentenceTransformerTrainer` with MultipleNegativesRankingLoss
     (scale 1/τ) on exactly our trainer's pair list in its batch order (a sequential sampler, no shuffle), with our
     recipe's learning rate, warm-up (linear, then linear decay) and weight decay, saved to `out`. What differs is
-    the trainer: Ray Train + DeepSpeed, validation and checkpoints against one process's Trainer."""
+    the trainer: Ray Train + DeepSpeed, validation and checkpoints against one process's Trainer. `bf16`: the
+    Trainer's own CPU bf16 autocast (`bf16=True`), the precision our trainer uses where the CPU has native bf16;
+    off, fp32, the Trainer's default."""
     from datasets import Dataset
     from sentence_transformers import (
         SentenceTransformer,
@@ -174,6 +176,7 @@ def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig) -> ST
         dataloader_drop_last=True,
         batch_sampler=in_order,
         use_cpu=True,
+        bf16=bf16,
     )
     loss = MultipleNegativesRankingLoss(model, scale=1.0 / cfg.effective_temperature)
     trainer = SentenceTransformerTrainer(model=model, args=arguments, train_dataset=data, loss=loss)

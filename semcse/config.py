@@ -280,8 +280,9 @@ class TrainingConfig(Section):
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
     it and `zero_stage` follow the device (`effective_forward_batch_size`, `effective_zero_stage`),
-    and so does validation's precision (`validation_bf16`: bf16 autocast where the CPU has native
-    bf16 instructions; a GPU run validates its bf16 model anyway).
+    and so does the precision of CPU forwards (`cpu_bf16`: bf16 autocast for training and validation
+    forwards where the CPU has native bf16 instructions, weights and loss in fp32; see
+    `training.precision`; a GPU run trains in bf16 through DeepSpeed).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.
@@ -320,7 +321,7 @@ class TrainingConfig(Section):
     cpus_per_worker: float = Field(1.0, gt=0)
     resources_per_worker: dict[str, float] = Field(default_factory=dict)
     zero_stage: int | None = Field(None, ge=0, le=3)
-    validation_bf16: bool | None = None
+    cpu_bf16: bool | None = None
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)
     val_size: int = Field(256, gt=1)

@@ -122,7 +122,7 @@ class DistillObjective:
 
         return collate
 
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+    def loss(self, model: Callable[..., torch.Tensor], batch: Batch) -> torch.Tensor:
         predictions = batch[TEXTS].encode(model)
         return self.criterion(predictions, batch["targets"], batch["mask"])
 
@@ -162,7 +162,7 @@ class DirectObjective:
 
         return collate
 
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+    def loss(self, model: Callable[..., torch.Tensor], batch: Batch) -> torch.Tensor:
         vectors = batch[TEXTS].encode(model)
         heads = batch["heads"]
         half = heads.shape[0]

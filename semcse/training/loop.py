@@ -28,7 +28,7 @@ import pandas as pd
 
 from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
-from semcse.training import checkpoints
+from semcse.training import checkpoints, precision
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import TEXTS, Objective
 from semcse.training.positives import DRAW
@@ -177,10 +177,11 @@ def train_loop(config: dict[str, Any]) -> None:
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
-    if validates_in_bf16(cfg):
+    if precision.uses_cpu_bf16(cfg):
         log(
-            "validation runs under bf16 autocast (this CPU has native bf16; training.validation_bf16=false for fp32)",
-            {"validation_bf16": 1.0},
+            "forwards run under bf16 autocast, weights and loss in fp32 (this CPU has native bf16; "
+            "training.cpu_bf16=false for fp32)",
+            {"cpu_bf16": 1.0},
             state.step,
         )
     start_step = state.step
@@ -193,11 +194,12 @@ def train_loop(config: dict[str, Any]) -> None:
     rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
+    forward = precision.training_forward(engine, cfg)
     engine.train()
     while state.step < cfg.max_steps:
         batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
         torch.manual_seed(dropout_seed(cfg.seed, state.step, rank))
-        loss = spec.objective.loss(engine, batch)
+        loss = spec.objective.loss(forward, batch)
         engine.backward(loss)
         engine.step()
         state.step += 1
@@ -338,7 +340,7 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
     evaluates = rank == 0 or not alone
     node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
-    with _torch_threads(threads), validation_precision(spec.cfg):
+    with _torch_threads(threads), precision.autocast(spec.cfg):
         shared = [spec.validate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)
@@ -359,32 +361,6 @@ def _torch_threads(count: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
-
-
-# torch.cpu's checks for native bf16 instructions (private, hence probed with a False fallback)
-_NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-
-
-def validates_in_bf16(cfg: TrainingConfig) -> bool:
-    """Whether CPU validation runs under bf16 autocast: `training.validation_bf16`, or unset, whether this node's
-    CPU has native bf16 instructions (AVX512-BF16 or AMX). There a MiniLM validation takes 0.55× the fp32 time
-    with the same ranks (embeddings at cosine ≥ 0.9999 to fp32); elsewhere bf16 is emulated and slower. The base
-    model and every step are scored in the same precision, so their comparison stays paired. A GPU run's model
-    is bf16 already."""
-    if cfg.use_gpu:
-        return False
-    if cfg.validation_bf16 is not None:
-        return cfg.validation_bf16
-    import torch
-
-    return any(bool(getattr(torch.cpu, probe, lambda: False)()) for probe in _NATIVE_BF16_PROBES)
-
-
-def validation_precision(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:
-    """bf16 autocast around validation where `validates_in_bf16`, nothing otherwise."""
-    import torch
-
-    return torch.autocast("cpu", dtype=torch.bfloat16) if validates_in_bf16(cfg) else contextlib.nullcontext()
 
 
 def _ranks(metrics: dict[str, float]) -> str:

@@ -37,7 +37,10 @@ class Objective(Protocol):
         the epoch's global order), never by the worker, so the batch does not depend on the worker count."""
         ...
 
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor: ...
+    def loss(self, model: Callable[..., torch.Tensor], batch: Batch) -> torch.Tensor:
+        """The batch's loss; `model(**chunk)` embeds a chunk of texts (the loop may wrap the engine to run its
+        forwards in another precision, `training.precision`)."""
+        ...
 
 
 class PairObjective:
@@ -69,7 +72,7 @@ class PairObjective:
 
         return collate
 
-    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+    def loss(self, model: Callable[..., torch.Tensor], batch: Batch) -> torch.Tensor:
         vectors = batch[TEXTS].encode(model)
         half = vectors.shape[0] // 2
         return self.criterion(vectors[:half], vectors[half:])

@@ -217,19 +217,56 @@ def test_llm_free_label_check_reuses_the_title_checks_abstracts() -> None:
 
 
 def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
-    from semcse.training.loop import validates_in_bf16, validation_precision
+    from semcse.training.precision import autocast, uses_cpu_bf16
 
-    assert validates_in_bf16(TrainingConfig(validation_bf16=True))
-    assert not validates_in_bf16(TrainingConfig(validation_bf16=False))
-    assert not validates_in_bf16(TrainingConfig(validation_bf16=True, use_gpu=True))  # the GPU model is bf16 already
+    assert uses_cpu_bf16(TrainingConfig(cpu_bf16=True))
+    assert not uses_cpu_bf16(TrainingConfig(cpu_bf16=False))
+    assert not uses_cpu_bf16(TrainingConfig(cpu_bf16=True, use_gpu=True))  # a GPU run is bf16 through DeepSpeed
     encoder = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops"))
     texts = [f"topic {i % 4} passage number {i} about {'soil ' * (i % 5)}invasion" for i in range(24)]
-    with validation_precision(TrainingConfig(validation_bf16=False)):
+    with autocast(TrainingConfig(cpu_bf16=False)):
         full = encoder.encode(texts)
-    with validation_precision(TrainingConfig(validation_bf16=True)):
+    with autocast(TrainingConfig(cpu_bf16=True)):
         half = encoder.encode(texts)
     assert half.dtype == np.float32 and not np.array_equal(full, half)  # autocast really ran in bf16
     cosines = (full * half).sum(1) / np.linalg.norm(full, axis=1) / np.linalg.norm(half, axis=1)
     assert cosines.min() > 0.99
     nearest = [np.argsort(-vectors @ vectors.T, axis=1)[:, 1] for vectors in (full, half)]
     assert np.mean(nearest[0] == nearest[1]) >= 0.9  # the same nearest neighbours, up to near-ties
+
+
+def test_bf16_training_forward_keeps_weights_gradients_and_loss_in_fp32(tiny_encoder_dir: Path) -> None:
+    import torch
+
+    from semcse.models.token_batches import TokenBatches
+    from semcse.training.objective import TEXTS, PairObjective
+    from semcse.training.precision import training_forward
+
+    cfg = TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops", forward_batch_size=4)
+    encoder = build_encoder(cfg)
+    encoder.train()
+    objective = PairObjective(cfg)
+    texts = [f"topic {i % 4} passage {i} on {'soil ' * (i % 5)}invasion" for i in range(16)]
+    batch = {TEXTS: TokenBatches.build(encoder.tokenizer, texts, 32, 4)}
+    assert training_forward(encoder, cfg.model_copy(update={"cpu_bf16": False})) is encoder  # fp32: untouched
+
+    def loss_and_grads(precise: bool) -> tuple[float, list[torch.Tensor]]:
+        encoder.zero_grad()
+        torch.manual_seed(0)  # the same dropout masks in both precisions
+        forward = training_forward(encoder, cfg.model_copy(update={"cpu_bf16": not precise}))
+        loss = objective.loss(forward, batch)
+        loss.backward()
+        assert loss.dtype == torch.float32
+        return loss.item(), [p.grad.clone() for p in encoder.parameters() if p.grad is not None]
+
+    full, full_grads = loss_and_grads(precise=True)
+    half, half_grads = loss_and_grads(precise=False)
+    assert half != full and abs(half - full) < 0.05 * abs(full)  # bf16 ran, and the loss barely moved
+    assert all(p.dtype == torch.float32 for p in encoder.parameters())
+    assert len(half_grads) == len(full_grads) and all(g.dtype == torch.float32 for g in half_grads)
+    cosines = [
+        torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0)
+        for a, b in zip(full_grads, half_grads, strict=True)
+        if a.norm() > 0
+    ]
+    assert float(torch.stack(cosines).median()) > 0.9  # the same descent direction
