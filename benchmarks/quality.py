@@ -180,7 +180,11 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     models = [ModelRef("base", str(minilm_dir()))]
     runs = []
     # a fixed recipe with auto's pairs is auto (with the study's temperature and learning rate): run it once
-    names = {name: pairs for name, pairs in RECIPES.items() if name == "auto" or pairs != AUTO["pairs"]}
+    names = {
+        name: pairs
+        for name, pairs in RECIPES.items()
+        if name in args.recipes and (name == "auto" or pairs != AUTO["pairs"])
+    }
     for seed in args.seeds:
         for name, pairs in names.items():
             run_dir = work / f"{name}-{seed}"
@@ -226,7 +230,8 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     scored = {model.name for model in models}
     candidates = [f"{name}-{s}{last}" for s in args.seeds for name in names for last in ("", "-last")]
     pairs = [(model, "base") for model in candidates if model in scored]
-    pairs += [(f"auto-{s}" if f"auto-{s}" in scored else "base", f"st-{s}") for s in args.seeds if not args.no_st]
+    with_st = "auto" in names and not args.no_st
+    pairs += [(f"auto-{s}" if f"auto-{s}" in scored else "base", f"st-{s}") for s in args.seeds if with_st]
     diffs = differences(results, pairs)
     runs_frame = pd.DataFrame(runs)
     print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
@@ -468,6 +473,13 @@ def main() -> None:
         choices=["methodology", "cs_papers"],
         default=["methodology", "cs_papers"],
         help="held-out sets beside ohsumed (methodology embeds ~3,000 texts a model)",
+    )
+    parser.add_argument(
+        "--recipes",
+        nargs="+",
+        choices=list(RECIPES),
+        default=list(RECIPES),
+        help="our recipes to train (sentence-transformers trains on auto's pairs, so only with auto)",
     )
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     parser.add_argument("--scratch-arch", default="bert-mini")
