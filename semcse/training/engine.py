@@ -81,7 +81,8 @@ def skip_shared_memory_op() -> None:
 
 
 def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
-    """ZeRO at the configured stage; bf16 on GPU, fp32 on CPU; AdamW with linear warm-up and linear decay.
+    """ZeRO at the configured stage; bf16 on GPU, fp32 weights on CPU (whose forwards may run under bf16 autocast,
+    `training.precision`); AdamW with linear warm-up and linear decay.
 
     `torch_adam` keeps DeepSpeed from compiling its fused/CPU Adam extensions, which need a
     toolchain the CPU workers may not have; on GPU the fused kernel is worth it.
