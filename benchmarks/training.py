@@ -3,11 +3,11 @@
 Same base model (all-MiniLM-L6-v2), same pairs (`--pairs`: crops, title or a mix) in the same batch order,
 batch size, sequence length and step count, run back to back on this machine. Our run keeps the trainer's
 defaults: validation on `--val-size` abstracts every `--eval-every` steps, with ohsumed's labels as the
-corpus's label column (the label guard) unless `--no-labels`, and its forwards under bf16 autocast where the CPU
-has native bf16 (`training.cpu_bf16`); sentence-transformers runs in its default fp32, and with `--st-bf16` also
-with its Trainer's own bf16 autocast. Prints samples/s end to end (including Ray
-worker start-up, DeepSpeed initialisation, every validation and checkpoint and the export) and in steady
-state (the training steps alone), their ratios, and where our run's fixed cost goes; raw figures go to
+corpus's label column (the label guard) unless `--no-labels`, and its forwards under bf16 autocast where the
+CPU has native bf16 (`training.cpu_bf16`). sentence-transformers runs in its default fp32 and, with `--st-bf16`,
+also under its Trainer's own bf16 autocast. Prints samples/s end to end (including Ray worker start-up,
+DeepSpeed initialisation, every validation and checkpoint and the export) and in steady state (the training
+steps alone), their ratios, and where our run's fixed cost goes; raw figures go to
 benchmarks/results/training-<pairs>-<commit>.json. Not a test: never run in CI.
 
     .venv/bin/python benchmarks/training.py --pairs crops --steps 150 --abstracts 2800
@@ -95,16 +95,15 @@ def main() -> None:
     print(f"{'semcse (Ray+DeepSpeed)':24}{our_total:>10.1f} p/s{our_steady:>12.1f} p/s")
     print(f"{'ratio (ours / ST)':24}{our_total / st_total:>13.2f}×{our_steady / st_steady:>15.2f}×")
     print(f"wall time ours / ST: {st_total / our_total:.2f}×")
+    pairs_per_s = {"ours": [our_total, our_steady], "st": [st_total, st_steady]}
     if st_bf16 is not None:
-        bf16_total = args.batch * args.steps / st_bf16.wall_s
-        print(f"{'sentence-transformers bf16':24}{bf16_total:>10.1f} p/s{st_bf16.samples_per_s:>12.1f} p/s")
+        pairs_per_s["st_bf16"] = [args.batch * args.steps / st_bf16.wall_s, st_bf16.samples_per_s]
+        bf16_total, bf16_steady = pairs_per_s["st_bf16"]
+        print(f"{'sentence-transformers bf16':24}{bf16_total:>10.1f} p/s{bf16_steady:>12.1f} p/s")
         print(f"wall time ours / ST bf16: {bf16_total / our_total:.2f}×")
     print("\nwhere our wall time went (s):", ", ".join(f"{k.removesuffix('_s')} {v:.1f}" for k, v in phases.items()))
     print("setup = model load + DeepSpeed init; eval = validation ranks (base model + each eval);")
     print("ray_and_export = worker-group start, dataset split, best-model export, MLflow logging and registration")
-    pairs_per_s = {"ours": [our_total, our_steady], "st": [st_total, st_steady]}
-    if st_bf16 is not None:
-        pairs_per_s["st_bf16"] = [args.batch * args.steps / st_bf16.wall_s, st_bf16.samples_per_s]
     save_results(
         f"training-{args.pairs.replace(':', '').replace('+', '-')}",
         {"args": vars(args), "pairs_per_s": pairs_per_s, "phases_s": phases},
