@@ -389,19 +389,26 @@ def abstract(rng: random.Random, own: Field, other: Field | None) -> tuple[str, 
     return title, text
 
 
-def build(count: int, seed: int, interdisciplinary: float = 0.5) -> list[dict[str, str]]:
+def papers(count: int, seed: int, interdisciplinary: float = 0.5) -> list[tuple[dict[str, str], str]]:
+    """Each paper's corpus row and the field it borrows from ("" for a single-field paper), in file order.
+
+    The borrowed field is not written to the corpus (a real corpus does not know it); it is what
+    `examples/trace_demo_labels.py` splits label agreement by.
+    """
     rng = random.Random(seed)
     names = sorted(FIELDS)
-    rows = []
+    out = []
     for i in range(count):
         topic = names[i % len(names)]
-        other = None
-        if rng.random() < interdisciplinary:
-            other = FIELDS[rng.choice([n for n in names if n != topic])]
-        title, text = abstract(rng, FIELDS[topic], other)
-        rows.append({"id": f"synth-{i + 1:04d}", "title": title, "abstract": text, "topic": topic})
-    rng.shuffle(rows)
-    return rows
+        borrowed = rng.choice([n for n in names if n != topic]) if rng.random() < interdisciplinary else ""
+        title, text = abstract(rng, FIELDS[topic], FIELDS[borrowed] if borrowed else None)
+        out.append(({"id": f"synth-{i + 1:04d}", "title": title, "abstract": text, "topic": topic}, borrowed))
+    rng.shuffle(out)
+    return out
+
+
+def build(count: int, seed: int) -> list[dict[str, str]]:
+    return [row for row, _ in papers(count, seed)]
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ from semcse.commands.common import (
     value_errors,
 )
 from semcse.config import ConfigError
+from semcse.data.modes import MODES
 
 app = typer.Typer(
     name="semcse",
@@ -205,7 +206,11 @@ def generate(
 def train_command(
     pairs: Annotated[
         str | None,
-        typer.Option("--pairs", help="semcse | summaries | same-input | crops | dropout | aspect:NAME."),
+        typer.Option(
+            "--pairs",
+            help=f"{' | '.join(MODES)} | aspect:NAME; a mix of the LLM-free modes (crops+title, "
+            "crops:0.3+title:0.7); or auto, the LLM-free recipe the tuning study chose.",
+        ),
     ] = None,
     texts: Annotated[str | None, typer.Option("--texts", help="Generated texts directory (Parquet).")] = None,
     corpus: Annotated[str | None, typer.Option("--corpus", help="Validated corpus (file or directory).")] = None,

@@ -54,6 +54,16 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert f"--map {run}/map" in output and "http://127.0.0.1:8000/map/" in output  # they open the explorer
     assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir() and (run / "map").is_dir()
 
+    # the README's trace of why the demo keeps the base model runs on what the demo left behind
+    trace = subprocess.run(
+        [sys.executable, "examples/trace_demo_labels.py", "--run", str(run)], cwd=REPO, capture_output=True, text=True
+    )
+    assert trace.returncode == 0, trace.stderr[-3000:]
+    group = r"^  (single-field|interdisciplinary) +(\d+) papers +\d\.\d{3} → \d\.\d{3}"
+    groups = dict(re.findall(group, trace.stdout, re.M))
+    assert sum(map(int, groups.values())) == 360 and set(groups) == {"single-field", "interdisciplinary"}, trace.stdout
+    assert re.search(r"borrowed field \d\.\d{3} → \d\.\d{3}", trace.stdout), trace.stdout
+
 
 def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:
     """The demo corpus is synthetic and reproducible: regenerating it gives the committed file, byte for byte."""
