@@ -281,8 +281,8 @@ class TrainingConfig(Section):
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
     it and `zero_stage` follow the device (`effective_forward_batch_size`, `effective_zero_stage`),
     and so does the precision of CPU forwards (`cpu_bf16`: bf16 autocast for training and validation
-    forwards where the CPU has native bf16 instructions, weights and loss in fp32; see
-    `training.precision`; a GPU run trains in bf16 through DeepSpeed).
+    forwards where rank 0's CPU has native bf16 instructions when the run starts, kept on resume; weights
+    and loss in fp32; see `training.precision`; a GPU run trains in bf16 through DeepSpeed).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.

@@ -54,6 +54,7 @@ class LoopState:
     base_label_items: list[float] | None = None
     base_checks: dict[str, list[float]] | None = None
     refused: str = ""
+    cpu_bf16: bool | None = None  # the precision of the run's CPU forwards (`precision.run_precision`), kept on resume
 
     def record(
         self,

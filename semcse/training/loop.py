@@ -19,7 +19,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -177,13 +177,8 @@ def train_loop(config: dict[str, Any]) -> None:
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
-    if precision.uses_cpu_bf16(cfg):
-        log(
-            "forwards run under bf16 autocast, weights and loss in fp32 (this CPU has native bf16; "
-            "training.cpu_bf16=false for fp32)",
-            {"cpu_bf16": 1.0},
-            state.step,
-        )
+    spec, state.cpu_bf16 = _one_precision(spec, state.cpu_bf16, rank, dist, log, state.step)
+    cfg = spec.cfg
     start_step = state.step
     if resumed_from is not None:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
@@ -325,6 +320,25 @@ def _evaluate_and_checkpoint(
 def _seconds(phase: str, started: float) -> dict[str, float]:
     """`{phase}_s` since `started`: logged beside the metrics so a slow run shows where its time went."""
     return {f"{phase}_s": time.perf_counter() - started}
+
+
+def _one_precision(
+    spec: LoopSpec,
+    recorded: bool | None,
+    rank: int,
+    dist: Any,
+    log: Callable[[str, dict[str, float], int], None],
+    step: int,
+) -> tuple[LoopSpec, bool]:
+    """The run's CPU precision, decided on rank 0 (`precision.run_precision`) and followed by every worker: `spec`
+    with `training.cpu_bf16` fixed to it, and the value the loop state records."""
+    decided: list[Any] = [precision.run_precision(spec.cfg, recorded) if rank == 0 else None]
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        dist.broadcast_object_list(decided, src=0)
+    bf16, why = decided[0]
+    if bf16:
+        log(f"forwards run under bf16 autocast, weights and loss in fp32 ({why})", {"cpu_bf16": 1.0}, step)
+    return replace(spec, cfg=spec.cfg.model_copy(update={"cpu_bf16": bf16})), bf16
 
 
 def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Validated:

@@ -5,7 +5,8 @@ On a CPU with native bf16 instructions (AVX512-BF16 or AMX) a MiniLM forward and
 changes the precision of the encoder's matrix products: the parameters and AdamW's state stay fp32,
 and the loss is computed on fp32 embeddings outside autocast, so a contrastive loss's similarity
 logits (up to 1/τ = 20) keep their resolution. Elsewhere bf16 is emulated and slower, so unset
-`training.cpu_bf16` is decided on each worker's node. A GPU run trains its model in bf16 through
+`training.cpu_bf16` is decided by the CPU of rank 0's node when a run starts (`run_precision`), and
+kept by a resumed run (its checkpoints record it). A GPU run trains its model in bf16 through
 DeepSpeed (`engine.deepspeed_config`) and needs none of this.
 """
 
@@ -23,15 +24,34 @@ from semcse.config import TrainingConfig
 _NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
 
 
-def uses_cpu_bf16(cfg: TrainingConfig) -> bool:
-    """Whether this CPU run's forwards use bf16 autocast: `training.cpu_bf16`, or unset, whether this node's CPU
-    has native bf16 instructions. The base model and every step are validated in the same precision, so their
-    comparison stays paired."""
-    if cfg.use_gpu:
-        return False
-    if cfg.cpu_bf16 is not None:
-        return cfg.cpu_bf16
+def native_bf16() -> bool:
+    """Whether this process's CPU has native bf16 instructions."""
     return any(bool(getattr(torch.cpu, probe, lambda: False)()) for probe in _NATIVE_BF16_PROBES)
+
+
+def run_precision(cfg: TrainingConfig, recorded: bool | None = None) -> tuple[bool, str]:
+    """Whether a CPU run's forwards use bf16 autocast, and why (for its log line).
+
+    `training.cpu_bf16` when set; else `recorded`, the precision the run started in (a resumed run keeps
+    it, so every step is still compared with a base model validated the same way, whatever node it
+    resumes on); else whether this CPU has native bf16 instructions. The loop asks on rank 0 and
+    every worker follows, so one run never mixes precisions across node types.
+    """
+    if cfg.use_gpu:
+        return False, "a GPU run trains in bf16 through DeepSpeed"
+    if cfg.cpu_bf16 is not None:
+        return cfg.cpu_bf16, "training.cpu_bf16"
+    if recorded is not None:
+        return recorded, "the precision this run started in"
+    if native_bf16():
+        return True, "this CPU has native bf16; training.cpu_bf16=false for fp32"
+    return False, "this CPU has no native bf16"
+
+
+def uses_cpu_bf16(cfg: TrainingConfig) -> bool:
+    """Whether this CPU run's forwards use bf16 autocast (`run_precision` without a recorded precision). The base
+    model and every step are validated in the same precision, so their comparison stays paired."""
+    return run_precision(cfg)[0]
 
 
 def autocast(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:

@@ -216,6 +216,21 @@ def test_llm_free_label_check_reuses_the_title_checks_abstracts() -> None:
     assert len(counted.seen) == len(set(counted.seen)) == 12 * 6
 
 
+def test_a_runs_precision_is_its_setting_else_what_it_started_in_else_the_cpus(monkeypatch) -> None:
+    """A resumed run keeps the precision its base model was validated in, on whatever node it resumes."""
+    from semcse.training import precision
+
+    for native in (True, False):
+        monkeypatch.setattr(precision, "native_bf16", lambda native=native: native)
+        assert precision.run_precision(TrainingConfig())[0] is native  # a new run: this CPU decides
+        assert precision.run_precision(TrainingConfig(), recorded=not native) == (
+            not native,
+            "the precision this run started in",
+        )
+        assert precision.run_precision(TrainingConfig(cpu_bf16=not native), recorded=native)[0] is (not native)
+        assert precision.run_precision(TrainingConfig(use_gpu=True), recorded=True)[0] is False
+
+
 def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
     from semcse.training.precision import autocast, uses_cpu_bf16
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from semcse.models.encoder import TextEncoder
+from semcse.training import checkpoints
+from semcse.training.precision import native_bf16
 from semcse.training.trainer import FAIL_ONCE_ENV, train
 
 
@@ -32,6 +35,9 @@ def test_killed_worker_resumes_and_model_loads(ray_cluster, make_config, tmp_pat
     assert result.metrics["step"] == 12
     # the restarted workers began at a checkpoint (step 4 or 8, whichever the controller had recorded), not at 0
     assert result.metrics["start_step"] in (4, 8)
+    # every checkpoint, before the failure and after the resume, records the one precision the run used
+    states = [json.loads(path.read_text()) for path in Path(cfg.run_dir).rglob(checkpoints.STATE_FILE)]
+    assert states and {state["cpu_bf16"] for state in states} == {native_bf16()}
 
     from sentence_transformers import SentenceTransformer
 
