@@ -45,6 +45,7 @@ from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, knn, semantic
 from semcse.evaluation.results import SuiteResult
+from semcse.training.checkpoints import persisted_models
 from semcse.training.driver import STATUS_FILE
 from semcse.training.trainer import prepare, train
 
@@ -132,12 +133,8 @@ def differences(results: dict[str, SuiteResult], pairs: list[tuple[str, str]]) -
 
 def last_step_model(run_dir: Path) -> Path | None:
     """The model of our run's last checkpoint (Ray Train keeps it beside the best), or None."""
-    latest: tuple[int, Path] | None = None
-    for state in (run_dir / "ray").rglob("loop_state.json"):
-        step = json.loads(state.read_text())["step"]
-        if (state.parent / "model").is_dir() and (latest is None or step > latest[0]):
-            latest = (step, state.parent / "model")
-    return latest[1] if latest else None
+    models = persisted_models(run_dir / "ray")
+    return models[max(models)] if models else None
 
 
 RECORD = "benchmark_wall.json"

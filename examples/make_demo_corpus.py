@@ -389,6 +389,9 @@ def abstract(rng: random.Random, own: Field, other: Field | None) -> tuple[str, 
     return title, text
 
 
+COUNT, SEED = 360, 13  # the shipped corpus
+
+
 def papers(count: int, seed: int, interdisciplinary: float = 0.5) -> list[tuple[dict[str, str], str]]:
     """Each paper's corpus row and the field it borrows from ("" for a single-field paper), in file order.
 
@@ -413,8 +416,8 @@ def build(count: int, seed: int) -> list[dict[str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=360)
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--count", type=int, default=COUNT)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("demo_corpus.jsonl"))
     args = parser.parse_args()
     rows = build(args.count, args.seed)

@@ -2,7 +2,7 @@
 
 Half of the demo corpus's papers borrow their setting, method, second result and stakes from another
 field (`make_demo_corpus.papers` knows which; the corpus does not), while their label is their own
-field. This script embeds all 360 abstracts with the demo run's base and last checkpoints (step 0
+field. This script embeds all its abstracts with the demo run's base and last checkpoints (step 0
 is the base model) and splits label agreement (the share of each paper's 5 nearest papers with its
 label) by single-field vs interdisciplinary papers, and for the latter counts the neighbours that
 sit in the borrowed field instead. After `make demo`:
@@ -13,25 +13,23 @@ sit in the borrowed field instead. After `make demo`:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from semcse.evaluation.metrics import label_agreements
+from semcse.evaluation.metrics import label_agreements, nearest_others
 from semcse.models.unified import load_encoder
+from semcse.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
-from make_demo_corpus import papers  # noqa: E402  (a sibling script, not a package)
+from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
 def checkpoints(run: Path) -> dict[int, Path]:
-    """The run's persisted Ray Train checkpoints by step: the trainer keeps the best (the base model's, step 0,
-    in a run that delivered nothing) and the latest."""
-    found = {}
-    for state in run.glob("ray/*/checkpoint_*/loop_state.json"):
-        found[json.loads(state.read_text())["step"]] = state.parent / "model"
+    """The run's kept checkpoints' models by step; step 0 (the base model) stays only in a run that delivered
+    nothing."""
+    found = persisted_models(run / "ray")
     if not found:
         raise SystemExit(f"{run}: no training checkpoints under {run}/ray; run `make demo` first")
     if 0 not in found or len(found) < 2:
@@ -39,16 +37,12 @@ def checkpoints(run: Path) -> dict[int, Path]:
             f"{run}: the trace compares the base model (step 0) with the last trained step, and this run kept "
             f"steps {sorted(found)} (step 0 is kept only while no trained step beats it)"
         )
-    return dict(sorted(found.items()))
+    return found
 
 
 def neighbours(model_dir: Path, texts: list[str], k: int) -> np.ndarray:
     """Each text's k nearest other texts by cosine similarity, nearest first."""
-    vectors = np.asarray(load_encoder(model_dir).encode(texts), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    similarity = vectors @ vectors.T
-    np.fill_diagonal(similarity, -np.inf)
-    return np.argsort(-similarity, axis=1)[:, :k]
+    return nearest_others(np.asarray(load_encoder(model_dir).encode(texts)), k)
 
 
 def main() -> None:
@@ -57,7 +51,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5, help="neighbours per paper (evaluation.agreement_k)")
     args = parser.parse_args()
 
-    rows, borrowed = zip(*papers(360, 13), strict=True)
+    rows, borrowed = zip(*papers(COUNT, SEED), strict=True)
     labels = np.array([row["topic"] for row in rows])
     borrowed = np.array(borrowed)
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}

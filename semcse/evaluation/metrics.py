@@ -79,6 +79,13 @@ def true_ranks(
     return np.concatenate(out).astype(np.float64)
 
 
+def nearest_others(vectors: np.ndarray, k: int, similarity: Similarity = "cosine") -> np.ndarray:
+    """Each row's k nearest other rows of `vectors` (leave-one-out), nearest first; ties keep row order."""
+    scores = similarity_matrix(vectors, vectors, similarity)
+    np.fill_diagonal(scores, -np.inf)
+    return np.argsort(-scores, axis=1, kind="stable")[:, :k]
+
+
 def label_agreement(neighbour_labels: np.ndarray, labels: np.ndarray) -> float:
     """SemCSE's clustering score: the share of each query's neighbours that carry the query's label, averaged.
 

@@ -172,6 +172,16 @@ def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[
     model.save(out)
 
 
+def persisted_models(ray_dir: Path) -> dict[int, Path]:
+    """The exported model of each checkpoint Ray Train kept under a local `<run_dir>/ray`, by step (it keeps the
+    best, the base model's step 0 in a run that delivered nothing, and the latest)."""
+    found = {}
+    for state in ray_dir.rglob(STATE_FILE):
+        if (state.parent / MODEL_DIR).is_dir():
+            found[json.loads(state.read_text())["step"]] = state.parent / MODEL_DIR
+    return dict(sorted(found.items()))
+
+
 def restore(engine: Any, directory: Path) -> LoopState:
     """Load DeepSpeed states (weights, optimizer shard, scheduler) and the loop state."""
     engine.load_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)

@@ -41,7 +41,7 @@ import pandas as pd
 
 from semcse.data.modes import needs_texts
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
-from semcse.evaluation.metrics import Similarity, label_agreements, similarity_matrix, true_ranks
+from semcse.evaluation.metrics import Similarity, label_agreements, nearest_others, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap, Estimate
 from semcse.models.encoder import TextEncoder
 from semcse.training.positives import TITLE_OK
@@ -210,10 +210,7 @@ def _encode_once(encoder: TextEncoder, texts: list[str], batch_size: int, max_le
 
 def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarity: Similarity) -> np.ndarray:
     """Per paper: the share of its k nearest other papers (in the loss's geometry) that carry its label."""
-    scores = similarity_matrix(vectors, vectors, similarity)
-    np.fill_diagonal(scores, -np.inf)
-    nearest = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return label_agreements(labels[nearest], labels)
+    return label_agreements(labels[nearest_others(vectors, k, similarity)], labels)
 
 
 def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:
