@@ -946,7 +946,12 @@ async function placeDraft(text, show) {
   setStatus("placing the draft…");
   try {
     const placed = api(`${MAP}/place`, { text, ...(state.layoutWeights ? { weights: state.layoutWeights } : {}) });
-    const [where, near] = await Promise.all([placed, draftNeighbours(text, weights)]);
+    // Both requests settle before any message, and the map's refusal is the one shown: with Promise.all the
+    // first of two refusals would win, and the same bad draft would read differently from run to run.
+    const [whereResult, nearResult] = await Promise.allSettled([placed, draftNeighbours(text, weights)]);
+    if (whereResult.status === "rejected") throw whereResult.reason;
+    if (nearResult.status === "rejected") throw nearResult.reason;
+    const [where, near] = [whereResult.value, nearResult.value];
     if (seq !== sequence.draft) return;
     clearMessage();
     state.draft = { text, x: where.x, y: where.y };
