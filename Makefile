@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[cpu,dev]"
 	touch $(STAMP)
 
-demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
+demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite MLflow, the 360-paper demo corpus).
 	$(BIN)/python jobs/demo.py --config demo
 
 browser:  ## Debian's chromium for the Playwright explorer tests (never `playwright install`: no browser downloads here).

