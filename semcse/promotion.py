@@ -42,10 +42,10 @@ def _versus_incumbent(suites: Mapping[str, Any], metric: str) -> dict[str, Any] 
     return dict(found) if found is not None else None
 
 
-def _evidence(incumbent: str, metric: str, comparison: Mapping[str, Any]) -> str:
+def _evidence(incumbent: str, metric: str, comparison: Mapping[str, Any], trained: str = "trained") -> str:
     """`trained − base on suite:column: −0.043 (95% CI [−0.085, −0.011])`."""
     return (
-        f"trained − {incumbent} on {metric}: {comparison['difference']:+.3f} "
+        f"{trained} − {incumbent} on {metric}: {comparison['difference']:+.3f} "
         f"(95% CI [{comparison['low']:+.3f}, {comparison['high']:+.3f}])"
     )
 
@@ -74,7 +74,13 @@ def decide(
     unchecked = [guard for guard, diff in found.items() if diff is None]
     champion = version is not None and comparison["verdict"] == "better" and not losses
     if version is None:
-        verdict = f"training did not beat the base model on validation, so nothing was registered; {shown}"
+        # The evaluated "trained" model is then the base itself: against the base its difference is zero by
+        # construction, so only a champion incumbent makes the figure worth printing.
+        verdict = (
+            "training delivered the base model unchanged (no step beat it on validation), so nothing was registered"
+        )
+        if incumbent != "base":
+            verdict += f"; the {incumbent} stays ({_evidence(incumbent, metric, comparison, trained='base')})"
     elif champion:
         verdict = f"trained model beats the {incumbent}: {shown} → {name}@champion = version {version}"
     elif comparison["verdict"] == "better":

@@ -73,8 +73,17 @@ def test_a_tie_and_a_loss_never_promote():
 
 
 def test_nothing_registered_is_never_promoted_and_an_unknown_metric_is_refused():
-    unregistered = decide(comparison(RANKS - 0.5, RANKS), version=None)
-    assert not unregistered.champion and "did not beat the base model" in unregistered.verdict
+    unregistered = decide(comparison(RANKS, RANKS), version=None)
+    assert not unregistered.champion
+    assert unregistered.verdict == (
+        "training delivered the base model unchanged (no step beat it on validation), so nothing was registered"
+    )
+    suites = {"semantic": {"versus_incumbent": {"half_half": comparison(RANKS + 1, RANKS)}}}
+    under_champion = promotion.decide(suites, "champion", "semantic:half_half", [], None, "model")
+    assert not under_champion.champion
+    assert under_champion.verdict.endswith(
+        "; the champion stays (base − champion on semantic:half_half: +1.000 (95% CI [+1.000, +1.000]))"
+    ), under_champion.verdict
     with pytest.raises(ConfigError, match="pipeline.metric='semantic:title_abstract' is not in the evaluation"):
         promotion.decide({"semantic": {"versus_incumbent": {}}}, "base", "semantic:title_abstract", [], "1", "m")
 
