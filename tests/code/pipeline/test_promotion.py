@@ -28,12 +28,14 @@ def comparison(trained: np.ndarray, incumbent: np.ndarray) -> dict:
     return paired_difference(estimates, "trained", "base", "half_half", higher_is_better=False).to_dict()
 
 
-def decide(difference: dict, knn: dict | None = None, version: str | None = "1") -> promotion.Promotion:
+def decide(
+    difference: dict, knn: dict | None = None, version: str | None = "1", incumbent: str = "base"
+) -> promotion.Promotion:
     """The rule on `semantic:half_half`, guarded by `knn:label_agreement`, for version `version` of `model`."""
     suites = {"semantic": {"versus_incumbent": {"half_half": difference}}}
     if knn is not None:
         suites["knn"] = {"versus_incumbent": knn}
-    return promotion.decide(suites, "base", "semantic:half_half", ["knn:label_agreement"], version, "model")
+    return promotion.decide(suites, incumbent, "semantic:half_half", ["knn:label_agreement"], version, "model")
 
 
 @pytest.fixture
@@ -78,8 +80,7 @@ def test_nothing_registered_is_never_promoted_and_an_unknown_metric_is_refused()
     assert unregistered.verdict == (
         "training delivered the base model unchanged (no step beat it on validation), so nothing was registered"
     )
-    suites = {"semantic": {"versus_incumbent": {"half_half": comparison(RANKS + 1, RANKS)}}}
-    under_champion = promotion.decide(suites, "champion", "semantic:half_half", [], None, "model")
+    under_champion = decide(comparison(RANKS + 1, RANKS), version=None, incumbent="champion")
     assert not under_champion.champion
     assert under_champion.verdict.endswith(
         "; the champion stays (base − champion on semantic:half_half: +1.000 (95% CI [+1.000, +1.000]))"
