@@ -279,10 +279,11 @@ class TrainingConfig(Section):
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
-    it and `zero_stage` follow the device (`effective_forward_batch_size`, `effective_zero_stage`),
-    and so does the precision of CPU forwards (`cpu_bf16`: bf16 autocast for training and validation
-    forwards where rank 0's CPU has native bf16 instructions when the run starts, kept on resume; weights
-    and loss in fp32; see `training.precision`; a GPU run trains in bf16 through DeepSpeed).
+    it follows the precision of the forwards (`training.precision.forward_chunk`), `zero_stage` the
+    device (`effective_zero_stage`), and the precision of CPU forwards (`cpu_bf16`) the CPU: bf16
+    autocast for training and validation forwards where rank 0's CPU has native bf16 instructions when
+    the run starts, kept on resume; weights and loss in fp32 (`training.precision`; a GPU run trains in
+    bf16 through DeepSpeed).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.
@@ -408,15 +409,6 @@ class TrainingConfig(Section):
         if self.warmup_steps is not None:
             return self.warmup_steps
         return max(1, self.max_steps // 10) if self.crop_based else 0
-
-    @property
-    def effective_forward_batch_size(self) -> int:
-        """Texts per forward chunk unless set: 8 on CPU, where less padding pays more than larger matrix products
-        on a few cores (MiniLM, 2 workers on 2 cores: +10% pairs/s on title pairs, +12% on crops against 16);
-        16 on GPU, where small chunks would leave the device idle."""
-        if self.forward_batch_size is not None:
-            return self.forward_batch_size
-        return 16 if self.use_gpu else 8
 
     @property
     def effective_zero_stage(self) -> int:

@@ -102,6 +102,11 @@ HEADING = {"heading": True}
 BLOCK = {"block": True}
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 worker`, `2 workers`: a count and its noun as a line reads them (nouns that take an `s`)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def stage(name: str) -> dict[str, str]:
     """`extra` of a record that belongs to a stage: it reads `[semcse <name>] …`."""
     return {"stage": name}

@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from semcse import storage
+from semcse import logs, storage
 from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.schema import paper_text
@@ -36,6 +36,7 @@ from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
 from semcse.models.token_batches import TokenBatches
 from semcse.models.unified import UnifiedEncoder
+from semcse.training import precision
 from semcse.training.aspect_encoders import (
     KIND_PREFIX,
     MERGED_TEXTS,
@@ -105,7 +106,7 @@ class DistillObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = cfg.effective_forward_batch_size
+        self.forward_batch_size = precision.forward_chunk(cfg)
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
 
@@ -137,7 +138,7 @@ class DirectObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = cfg.effective_forward_batch_size
+        self.forward_batch_size = precision.forward_chunk(cfg)
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
 
@@ -350,7 +351,8 @@ def distill(cfg: RunConfig) -> DistillResult:
         register_alias=multi.register_alias,
         banner=[
             f"aspects {data.aspects}: {data.counts['train_abstracts']} training abstracts, "
-            f"{data.counts['val_abstracts']} validation; {tc.num_workers} workers × {tc.worker_batch_size}, "
+            f"{data.counts['val_abstracts']} validation; "
+            f"{logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size}, "
             f"{tc.max_steps} steps"
         ],
         validate=data.validate,

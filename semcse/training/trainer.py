@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from semcse import storage
+from semcse import logs, storage
 from semcse.config import RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.modes import mix_weights, needs_texts, pair_mode
@@ -223,7 +223,8 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
     described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
     banner = [
         f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
-        f"validation; {tc.num_workers} workers × {tc.worker_batch_size} pairs, ZeRO-{tc.effective_zero_stage}, "
+        f"validation; {logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size} pairs, "
+        f"ZeRO-{tc.effective_zero_stage}, "
         f"{tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]

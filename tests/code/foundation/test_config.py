@@ -36,14 +36,12 @@ def test_unset_objective_settings_follow_the_pairs_mode(pairs, loss, temperature
     assert explicit.training.effective_loss == "triplet" and explicit.training.effective_warmup_steps == 7
 
 
-@pytest.mark.parametrize(("gpu", "chunk", "stage"), [(False, 8, 0), (True, 16, 2)])
-def test_unset_forward_chunks_and_zero_stage_follow_the_device(gpu, chunk, stage):
+@pytest.mark.parametrize(("gpu", "stage"), [(False, 0), (True, 2)])
+def test_unset_zero_stage_follows_the_device(gpu, stage):
     training = load_config(None, [f"training.use_gpu={str(gpu).lower()}"]).training
-    assert (training.effective_forward_batch_size, training.effective_zero_stage) == (chunk, stage)
-    explicit = load_config(
-        None, [f"training.use_gpu={str(gpu).lower()}", "training.forward_batch_size=0", "training.zero_stage=3"]
-    ).training
-    assert (explicit.effective_forward_batch_size, explicit.effective_zero_stage) == (0, 3)
+    assert training.effective_zero_stage == stage
+    explicit = load_config(None, [f"training.use_gpu={str(gpu).lower()}", "training.zero_stage=3"]).training
+    assert explicit.effective_zero_stage == 3
 
 
 def test_yaml_and_typed_overrides(tmp_path):

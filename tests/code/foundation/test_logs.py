@@ -124,3 +124,8 @@ def test_rays_restartable_actor_error_lines_never_reach_the_driver_but_other_err
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize(("count", "line"), [(1, "1 worker"), (2, "2 workers"), (0, "0 workers")])
+def test_counts_read_as_a_person_writes_them(count: int, line: str) -> None:
+    assert logs.counted(count, "worker") == line
