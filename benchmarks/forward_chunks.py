@@ -16,7 +16,6 @@ benchmarks/results/forward-chunks-<workers>w-<precision>-<commit>.json. Not a te
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import time
@@ -25,10 +24,11 @@ import torch
 from _common import minilm_dir, ohsumed_split, save_results
 
 from semcse.config import TrainingConfig
-from semcse.losses import build_pair_loss
 from semcse.models.token_batches import TokenBatches
 from semcse.training.engine import build_encoder, parameter_groups
+from semcse.training.objective import TEXTS, PairObjective
 from semcse.training.positives import crops
+from semcse.training.precision import training_forward
 
 
 def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, str]]:
@@ -47,19 +47,15 @@ def step_seconds(
     encoder = build_encoder(tc)
     encoder.train()
     optimizer = torch.optim.AdamW(parameter_groups(encoder, tc.weight_decay), lr=tc.learning_rate)
-    loss_fn = build_pair_loss("infonce", temperature=0.05, margin=1.0, anchor_l2_weight=0.0)
-    precision = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if args.bf16 else contextlib.nullcontext
-
-    def forward(**inputs: torch.Tensor) -> torch.Tensor:
-        with precision():
-            return encoder(**inputs).float()
+    objective = PairObjective(tc)  # the trainer's loss on a step's texts (anchors, then positives)
+    forward = training_forward(encoder, tc.model_copy(update={"cpu_bf16": args.bf16}))
 
     def one_step(step: int, chunk: int) -> float:
         start = (step * per) % (len(pairs) - per)
         anchors, positives = zip(*pairs[start : start + per], strict=True)
         started = time.perf_counter()
-        vectors = TokenBatches.build(encoder.tokenizer, [*anchors, *positives], args.seq, chunk).encode(forward)
-        loss_fn(vectors[:per], vectors[per:]).backward()
+        texts = TokenBatches.build(encoder.tokenizer, [*anchors, *positives], args.seq, chunk)
+        objective.loss(forward, {TEXTS: texts}).backward()
         optimizer.step()
         optimizer.zero_grad()
         return time.perf_counter() - started

@@ -224,8 +224,7 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
     banner = [
         f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
         f"validation; {logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size} pairs, "
-        f"ZeRO-{tc.effective_zero_stage}, "
-        f"{tc.max_steps} steps; {described}",
+        f"ZeRO-{tc.effective_zero_stage}, {tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]
     job = TrainingJob(

@@ -238,7 +238,7 @@ def test_forward_chunks_follow_the_forwards_precision_unless_set(monkeypatch) ->
         monkeypatch.setattr(precision, "native_bf16", lambda native=native: native)
         assert precision.forward_chunk(TrainingConfig()) == chunk
         assert precision.forward_chunk(TrainingConfig(use_gpu=True)) == 16
-        assert precision.forward_chunk(TrainingConfig(cpu_bf16=not native)) == 24 - chunk
+        assert precision.forward_chunk(TrainingConfig(cpu_bf16=not native)) == (8 if native else 16)
         assert precision.forward_chunk(TrainingConfig(forward_batch_size=0)) == 0
 
 
