@@ -3,11 +3,11 @@
 A step's texts are sorted by token count and encoded chunk by chunk, each padded to its own longest text
 (`models.token_batches`): small chunks compute less padding, large ones make larger matrix products. Where the
 balance lies depends on the texts (title pairs put a 20-token title beside a 128-token abstract; crop pairs are
-alike in length), on the precision and on the threads per worker, so this times the step a training worker runs
-(tokenise, forward under the run's precision, InfoNCE, backward, AdamW) in one process for each chunk size,
-interleaved over `--repeats` rounds so that a machine's drift hits every size alike, and prints each size's median
-against the first one's. Defaults: what one of the default 2 workers does on this machine (its share of a 32-pair
-batch, its share of the cores). Raw figures go to
+alike in length), on the precision and on the threads per worker, so this runs what a training run's workers run,
+all at once as they do: `--workers` processes in one gloo group, each with its share of the batch and of the cores,
+each stepping the trainer's DeepSpeed engine (tokenise, forward under the run's precision, InfoNCE, backward with
+the gradient all-reduce, AdamW). It times each chunk size interleaved over `--repeats` rounds, so that a machine's
+drift hits every size alike, and prints each size's median against the first one's. Raw figures go to
 benchmarks/results/forward-chunks-<workers>w-<precision>-<commit>.json. Not a test.
 
     .venv/bin/python benchmarks/forward_chunks.py --pairs title crops --chunks 8 16 32
@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import time
+from typing import Any
 
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 from _common import minilm_dir, ohsumed_split, save_results
 
 from semcse.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
-from semcse.training.engine import build_encoder, parameter_groups
+from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups, skip_shared_memory_op
 from semcse.training.objective import TEXTS, PairObjective
 from semcse.training.positives import crops
 from semcse.training.precision import training_forward
@@ -40,41 +44,78 @@ def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, s
     return [(w[0], w[-1]) for w in windows if len(w) >= 2]
 
 
-def step_seconds(
-    tc: TrainingConfig, pairs: list[tuple[str, str]], per: int, chunks: list[int], args: argparse.Namespace
-) -> dict[int, list[float]]:
-    """Each chunk size's median seconds per step, one figure per round."""
-    encoder = build_encoder(tc)
-    encoder.train()
-    optimizer = torch.optim.AdamW(parameter_groups(encoder, tc.weight_decay), lr=tc.learning_rate)
-    objective = PairObjective(tc)  # the trainer's loss on a step's texts (anchors, then positives)
-    forward = training_forward(encoder, tc.model_copy(update={"cpu_bf16": args.bf16}))
+def worker(rank: int, args: argparse.Namespace, port: int, results: Any) -> None:
+    """One worker of the imitated run: its share of every global batch, timed per chunk size; rank 0's medians go
+    to `results` (the slowest worker sets the pace, and the all-reduce makes every worker wait for it)."""
+    import deepspeed
 
-    def one_step(step: int, chunk: int) -> float:
-        start = (step * per) % (len(pairs) - per)
+    threads = max(1, (os.cpu_count() or 2) // args.workers)
+    torch.set_num_threads(threads)
+    os.environ.setdefault("DS_ACCELERATOR", "cpu")
+    # what Ray Train's torch backend sets up in each worker before the loop starts
+    rendezvous = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(args.workers)}
+    os.environ.update(rendezvous | {"RANK": str(rank), "LOCAL_RANK": str(rank)})
+    dist.init_process_group("gloo", rank=rank, world_size=args.workers)
+    skip_shared_memory_op()
+    tc = TrainingConfig(
+        pairs="crops",
+        base_model=str(minilm_dir()),
+        loss="infonce",
+        batch_size=args.batch,
+        num_workers=args.workers,
+        max_steps=10**6,
+        cpu_bf16=args.bf16,
+    )
+    per = tc.worker_batch_size
+    encoder = build_encoder(tc)
+    engine, *_ = deepspeed.initialize(
+        model=encoder,
+        model_parameters=parameter_groups(encoder, tc.weight_decay),
+        config=deepspeed_config(tc),
+        dist_init_required=False,
+    )
+    engine.train()
+    objective = PairObjective(tc)  # the trainer's loss on a step's texts (anchors, then positives)
+    forward = training_forward(engine, tc)
+    step = 0
+
+    def one_step(pairs: list[tuple[str, str]], chunk: int) -> float:
+        nonlocal step
+        start = (step * args.batch + rank * per) % (len(pairs) - args.batch)
         anchors, positives = zip(*pairs[start : start + per], strict=True)
+        step += 1
+        dist.barrier()  # every worker starts the step together, as the previous step's all-reduce leaves them
         started = time.perf_counter()
         texts = TokenBatches.build(encoder.tokenizer, [*anchors, *positives], args.seq, chunk)
-        objective.loss(forward, {TEXTS: texts}).backward()
-        optimizer.step()
-        optimizer.zero_grad()
+        engine.backward(objective.loss(forward, {TEXTS: texts}))
+        engine.step()
         return time.perf_counter() - started
 
-    rounds: dict[int, list[float]] = {chunk: [] for chunk in chunks}
-    step = 0
-    for _ in range(args.repeats):
-        for chunk in chunks:
-            times = [one_step(step + i, chunk) for i in range(args.steps + 1)][1:]  # the first warms up
-            step += args.steps + 1
-            rounds[chunk].append(statistics.median(times))
-    return rounds
+    measured: dict[str, dict[int, list[float]]] = {}
+    for kind in args.pairs:
+        pairs = pairs_of(kind, args.abstracts, tc)
+        rounds: dict[int, list[float]] = {chunk: [] for chunk in args.chunks}
+        for _ in range(args.repeats):
+            for chunk in args.chunks:
+                times = [one_step(pairs, chunk) for _ in range(args.steps + 1)][1:]  # the first warms up
+                rounds[chunk].append(statistics.median(times))
+        measured[kind] = rounds
+    if rank == 0:
+        results.put((threads, measured))
+    dist.destroy_process_group()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", nargs="+", default=["title", "crops"], choices=["title", "crops"])
     parser.add_argument("--chunks", nargs="+", type=int, default=[8, 16, 32], help="the first is the reference")
-    parser.add_argument("--workers", type=int, default=2, help="the run being imitated: its batch and cores split")
+    parser.add_argument("--workers", type=int, default=2, help="training workers, run at once; they split the cores")
     parser.add_argument("--batch", type=int, default=32, help="pairs per step over all workers")
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--steps", type=int, default=8, help="timed steps per chunk size per round")
@@ -87,16 +128,14 @@ def main() -> None:
         help="no bf16 autocast (default: bf16, as on a CPU with native bf16)",
     )
     args = parser.parse_args()
-    threads = max(1, (os.cpu_count() or 2) // args.workers)
-    torch.set_num_threads(threads)
-    per = args.batch // args.workers
-    tc = TrainingConfig(pairs="crops", base_model=str(minilm_dir()), loss="infonce")
+    context = mp.get_context("spawn")
+    results = context.SimpleQueue()
+    mp.start_processes(worker, args=(args, free_port(), results), nprocs=args.workers, start_method="spawn")
+    threads, measured = results.get()
     precision = "bf16 autocast" if args.bf16 else "fp32"
-    print(f"one worker of {args.workers}: {per} pairs per step, {threads} thread(s), {precision}, seq {args.seq}")
-    results: dict[str, dict[int, list[float]]] = {}
-    for kind in args.pairs:
-        rounds = step_seconds(tc, pairs_of(kind, args.abstracts, tc), per, args.chunks, args)
-        results[kind] = rounds
+    share = f"{args.batch // args.workers} pairs and {threads} thread(s) each"
+    print(f"{args.workers} worker(s) at once, {share}, {precision}, seq {args.seq}")
+    for kind, rounds in measured.items():
         reference = statistics.median(rounds[args.chunks[0]])
         for chunk, seconds in rounds.items():
             median = statistics.median(seconds)
@@ -106,7 +145,7 @@ def main() -> None:
             )
     save_results(
         f"forward-chunks-{args.workers}w-{'bf16' if args.bf16 else 'fp32'}",
-        {"args": vars(args), "threads": threads, "seconds_per_step": results},
+        {"args": vars(args), "threads": threads, "seconds_per_step": measured},
     )
 
 

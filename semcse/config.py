@@ -279,11 +279,10 @@ class TrainingConfig(Section):
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
-    it follows the precision of the forwards (`training.precision.forward_chunk`), `zero_stage` the
-    device (`effective_zero_stage`), and the precision of CPU forwards (`cpu_bf16`) the CPU: bf16
-    autocast for training and validation forwards where rank 0's CPU has native bf16 instructions when
-    the run starts, kept on resume; weights and loss in fp32 (`training.precision`; a GPU run trains in
-    bf16 through DeepSpeed).
+    `zero_stage` follows the device (`effective_zero_stage`) and the precision of CPU forwards
+    (`cpu_bf16`) the CPU: bf16 autocast for training and validation forwards where rank 0's CPU has
+    native bf16 instructions when the run starts, kept on resume; weights and loss in fp32
+    (`training.precision`; a GPU run trains in bf16 through DeepSpeed).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.
@@ -303,7 +302,7 @@ class TrainingConfig(Section):
     max_length: int = Field(256, gt=0)
     export_max_length: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=1)
-    forward_batch_size: int | None = Field(None, ge=0)
+    forward_batch_size: int = Field(16, ge=0)
     learning_rate: float = Field(2e-5, gt=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int | None = Field(None, ge=0)

@@ -36,7 +36,6 @@ from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
 from semcse.models.token_batches import TokenBatches
 from semcse.models.unified import UnifiedEncoder
-from semcse.training import precision
 from semcse.training.aspect_encoders import (
     KIND_PREFIX,
     MERGED_TEXTS,
@@ -106,7 +105,7 @@ class DistillObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = precision.forward_chunk(cfg)
+        self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
 
@@ -138,7 +137,7 @@ class DirectObjective:
 
     def __init__(self, cfg: TrainingConfig, n_aspects: int) -> None:
         self.max_length = cfg.max_length
-        self.forward_batch_size = precision.forward_chunk(cfg)
+        self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
 

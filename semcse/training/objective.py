@@ -19,7 +19,6 @@ from torch import nn
 from semcse.config import TrainingConfig
 from semcse.losses import build_pair_loss
 from semcse.models.token_batches import TokenBatches
-from semcse.training import precision
 from semcse.training.positives import PairSampler
 
 Batch = dict[str, Any]
@@ -55,7 +54,7 @@ class PairObjective:
     def __init__(self, cfg: TrainingConfig) -> None:
         self.sampler = PairSampler(cfg.pairs, cfg.positive_mix)
         self.max_length = cfg.max_length
-        self.forward_batch_size = precision.forward_chunk(cfg)
+        self.forward_batch_size = cfg.forward_batch_size
         self.criterion = build_pair_loss(
             cfg.effective_loss,
             temperature=cfg.effective_temperature,

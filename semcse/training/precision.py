@@ -59,22 +59,6 @@ def autocast(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:
     return torch.autocast("cpu", dtype=torch.bfloat16) if uses_cpu_bf16(cfg) else contextlib.nullcontext()
 
 
-def forward_chunk(cfg: TrainingConfig) -> int:
-    """Texts per forward chunk (`models.token_batches`): `training.forward_batch_size` when set, else 16 for bf16
-    forwards (a GPU run, or CPU autocast) and 8 for fp32 CPU forwards.
-
-    Chunking changes what a step costs, never what it computes, and where its balance lies (less padding
-    against larger matrix products) moves with the precision: `benchmarks/forward_chunks.py`, MiniLM, one of two
-    workers on 2 cores, chunks of 8 take 1.25× (title pairs) and 1.29× (crops) the step time of 16 under bf16
-    autocast, while in fp32 16 takes 1.25× the time of 8 on crops (0.96× on title pairs). Objectives are built on
-    the driver, so on a cluster whose head and workers differ in bf16 support this is the driver CPU's guess:
-    only speed depends on it.
-    """
-    if cfg.forward_batch_size is not None:
-        return cfg.forward_batch_size
-    return 16 if cfg.use_gpu or uses_cpu_bf16(cfg) else 8
-
-
 def training_forward(model: Callable[..., torch.Tensor], cfg: TrainingConfig) -> Callable[..., torch.Tensor]:
     """`model` for an objective's loss: where `uses_cpu_bf16`, each call runs under bf16 autocast and returns fp32
     embeddings, so the loss outside it is computed in fp32 (gradients flow back through the cast)."""

@@ -231,17 +231,6 @@ def test_a_runs_precision_is_its_setting_else_what_it_started_in_else_the_cpus(m
         assert precision.run_precision(TrainingConfig(use_gpu=True), recorded=True)[0] is False
 
 
-def test_forward_chunks_follow_the_forwards_precision_unless_set(monkeypatch) -> None:
-    from semcse.training import precision
-
-    for native, chunk in ((True, 16), (False, 8)):
-        monkeypatch.setattr(precision, "native_bf16", lambda native=native: native)
-        assert precision.forward_chunk(TrainingConfig()) == chunk
-        assert precision.forward_chunk(TrainingConfig(use_gpu=True)) == 16
-        assert precision.forward_chunk(TrainingConfig(cpu_bf16=not native)) == (8 if native else 16)
-        assert precision.forward_chunk(TrainingConfig(forward_batch_size=0)) == 0
-
-
 def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
     from semcse.training.precision import autocast, uses_cpu_bf16
 
