@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -74,6 +75,13 @@ def crops_config(
         "tracking.artifact_location": str(work / "mlruns"),
     } | extra
     return load_config(None, [f"{k}={v}" for k, v in overrides.items()])
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now, for a server or a process group a benchmark starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 RESULTS = Path(__file__).resolve().parent / "results"

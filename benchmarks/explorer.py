@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import tempfile
 import time
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pandas as pd
-from _common import minilm_dir, save_results
+from _common import free_port, minilm_dir, save_results
 
 REPO = Path(__file__).resolve().parents[1]
 ASPECTS = ["hypothesis", "method", "species"]
@@ -151,12 +150,6 @@ def in_process(index: Any, queries: int, rng: np.random.Generator) -> dict[str, 
     figures = {name: summary(seconds) for name, (_, seconds) in runs.items()}
     figures["per_aspect_shortlists_approximate"]["recall_at_k"] = recall
     return figures
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def served(index_dir: str, encoder: str, index: Any, queries: int, rng: np.random.Generator) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import time
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from _common import minilm_dir, ohsumed_split, save_results
+from _common import free_port, minilm_dir, ohsumed_split, save_results
 
 from semcse.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
@@ -103,12 +102,6 @@ def worker(rank: int, args: argparse.Namespace, port: int, results: Any) -> None
     if rank == 0:
         results.put((threads, measured))
     dist.destroy_process_group()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def main() -> None:

@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import psutil
-from _common import minilm_dir
+from _common import free_port, minilm_dir
 
 REPO = Path(__file__).resolve().parents[1]
 INFINITY_VENV = Path("/tmp/infinity-venv")
@@ -77,12 +76,6 @@ def started_here(inside: Path | None = None) -> list[psutil.Process]:
         if from_venv == (inside is not None):
             found.append(process)
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def texts(n: int) -> list[str]:

@@ -67,8 +67,8 @@ def one_round(work: Path, corpus: Path, args: argparse.Namespace) -> dict[str, A
     prepared = prepare(cfg)
     pairs = args.batch * args.steps
     pairs_per_s: dict[str, list[float]] = {}
-    for name, bf16 in (("st", False), ("st_bf16", True)):
-        if args.st_bf16 if bf16 else args.st_fp32:
+    for name, bf16, wanted in (("st", False, args.st_fp32), ("st_bf16", True, args.st_bf16)):
+        if wanted:
             run = st_fit(minilm_dir(), prepared.train_rows, work / name, prepared.training, bf16=bf16)
             pairs_per_s[name] = [pairs / run.wall_s, run.samples_per_s]
     total, steady, phases = ours(cfg, prepared, args)
