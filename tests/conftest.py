@@ -26,7 +26,9 @@ import pytest
 
 from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
 
-pytest_plugins = [  # threads first: the decoder and maps fixtures import it; explorer after serving, which it imports
+# threads first: the decoder and maps fixtures import it. Serve's fixtures (`tests.fixtures.serving`, `.explorer`) are
+# registered by tests/code/serving/conftest.py, so that Serve stops when the serving tests end.
+pytest_plugins = [
     "tests.fixtures.threads",
     "tests.fixtures.cluster",
     "tests.fixtures.decoder",
@@ -34,8 +36,6 @@ pytest_plugins = [  # threads first: the decoder and maps fixtures import it; ex
     "tests.fixtures.maps",
     "tests.fixtures.multi",
     "tests.fixtures.pipeline",
-    "tests.fixtures.serving",
-    "tests.fixtures.explorer",
     "tests.fixtures.training",
     "tests.fixtures.tuning",
 ]
