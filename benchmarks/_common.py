@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -13,9 +12,11 @@ import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`: the suite's loopback helpers
 
 from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
 from semcse.resources import data_dir  # noqa: E402
+from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
 
 OHSUMED = (Path(__file__).resolve().parents[1] / data_dir()).resolve() / "ohsumed.parquet"
 
@@ -75,13 +76,6 @@ def crops_config(
         "tracking.artifact_location": str(work / "mlruns"),
     } | extra
     return load_config(None, [f"{k}={v}" for k, v in overrides.items()])
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on now, for a server or a process group a benchmark starts."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 RESULTS = Path(__file__).resolve().parent / "results"

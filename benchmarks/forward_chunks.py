@@ -21,17 +21,17 @@ import statistics
 import time
 from typing import Any
 
-import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from _common import free_port, minilm_dir, ohsumed_split, save_results
 
 from semcse.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
-from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups, skip_shared_memory_op
+from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 from semcse.training.objective import TEXTS, PairObjective
 from semcse.training.positives import crops
 from semcse.training.precision import training_forward
+from tests.fixtures.loopback import join_cpu_group
 
 
 def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, str]]:
@@ -46,16 +46,10 @@ def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, s
 def worker(rank: int, args: argparse.Namespace, port: int, results: Any) -> None:
     """One worker of the imitated run: its share of every global batch, timed per chunk size; rank 0's medians go
     to `results` (the slowest worker sets the pace, and the all-reduce makes every worker wait for it)."""
+    threads = max(1, (os.cpu_count() or 2) // args.workers)
+    join_cpu_group(rank, args.workers, port, threads)
     import deepspeed
 
-    threads = max(1, (os.cpu_count() or 2) // args.workers)
-    torch.set_num_threads(threads)
-    os.environ.setdefault("DS_ACCELERATOR", "cpu")
-    # what Ray Train's torch backend sets up in each worker before the loop starts
-    rendezvous = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(args.workers)}
-    os.environ.update(rendezvous | {"RANK": str(rank), "LOCAL_RANK": str(rank)})
-    dist.init_process_group("gloo", rank=rank, world_size=args.workers)
-    skip_shared_memory_op()
     tc = TrainingConfig(
         pairs="crops",
         base_model=str(minilm_dir()),
