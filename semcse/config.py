@@ -261,11 +261,15 @@ class TrainingConfig(Section):
     validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
     any lower score (a strong base model on a small validation set then wins or loses by noise).
     With `label_guard` and a corpus label column (`corpus.label_col`), validation also measures label
-    agreement among the validation abstracts (`evaluation.agreement_k` nearest), and a step is
+    agreement of the validation abstracts (their `evaluation.agreement_k` nearest among each other and
+    a seeded sample of `label_reference` labelled training abstracts, as the knn suite counts it for
+    test papers; each validation embeds that sample too), and a step is
     delivered only when it is not inferior to the base model there: the 95% interval of its
     agreement minus the base model's must stay above `-label_margin`, whatever its ranks. Every
     other check the validation runs (for LLM-free modes: crop↔crop, half↔half and title→abstract
-    ranks) must not be significantly worse than the base model's either.
+    ranks) must not be significantly worse than the base model's either. With InfoNCE these
+    decisions read smooth ranks at its temperature (`rank_softness`), which still move when a strong
+    base model already ranks nearly every true match first.
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
@@ -330,6 +334,7 @@ class TrainingConfig(Section):
     improvement: Literal["significant", "strict"] = "significant"
     label_guard: bool = True
     label_margin: float = Field(0.02, ge=0, le=1)
+    label_reference: int = Field(1000, ge=0)
     max_failures: int = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"
@@ -417,6 +422,12 @@ class TrainingConfig(Section):
         if self.zero_stage is not None:
             return self.zero_stage
         return 2 if self.use_gpu else 0
+
+    @property
+    def rank_softness(self) -> float:
+        """How smooth validation's decision ranks are (`training.validation`): InfoNCE's temperature, the scale at
+        which the loss tells candidates apart; 0 (hard ranks, as SemCSE validates) for the triplet loss."""
+        return self.effective_temperature if self.effective_loss == "infonce" else 0.0
 
     @property
     def similarity(self) -> Literal["euclidean", "cosine"]:

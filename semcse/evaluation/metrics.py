@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from scipy import special
 
 Similarity = Literal["cosine", "euclidean", "dot"]
 SIMILARITIES: tuple[Similarity, ...] = ("cosine", "euclidean", "dot")
@@ -37,12 +38,21 @@ def similarity_matrix(queries: np.ndarray, candidates: np.ndarray, similarity: S
     raise ValueError(f"unknown similarity {similarity!r}; expected cosine, euclidean or dot")
 
 
-def ranks_of_true(scores: np.ndarray, true_index: np.ndarray) -> np.ndarray:
-    """Rank of each row's true candidate; ties count against the true match (pessimistic)."""
-    scores = np.asarray(scores)
+def ranks_of_true(scores: np.ndarray, true_index: np.ndarray, softness: float = 0.0) -> np.ndarray:
+    """Rank of each row's true candidate; ties count against the true match (pessimistic).
+
+    With `softness` > 0, the smooth rank `1 + Σ_{j ≠ true} σ((s_j − s_true) / softness)` (in the scores' units):
+    each other candidate counts by how close it comes to the true one, so the rank still moves when the true
+    match is already first, as it is for most queries of a strong model on a few hundred candidates. It tends
+    to the hard rank as `softness` → 0 (a tie then counts a half).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
     true_index = np.asarray(true_index)
     true_scores = scores[np.arange(len(scores)), true_index]
-    return (scores >= true_scores[:, None]).sum(1)
+    if softness <= 0:
+        return (scores >= true_scores[:, None]).sum(1)
+    # σ(0) = ½ for the true candidate itself: replaced by the 1 it counts as
+    return 0.5 + special.expit((scores - true_scores[:, None]) / softness).sum(1)
 
 
 def average_rank(
@@ -65,8 +75,10 @@ def true_ranks(
     true_index: np.ndarray | None = None,
     similarity: Similarity = "cosine",
     chunk: int = 2048,
+    softness: float = 0.0,
 ) -> np.ndarray:
-    """Each query's rank of its true candidate: the per-query values behind the average rank."""
+    """Each query's rank of its true candidate (smooth with `softness` > 0, see `ranks_of_true`): the per-query
+    values behind the average rank."""
     true_index = np.arange(len(queries)) if true_index is None else np.asarray(true_index)
     if len(queries) != len(true_index):
         raise ValueError(f"{len(queries)} queries but {len(true_index)} true indices")
@@ -75,14 +87,18 @@ def true_ranks(
     out = []
     for start in range(0, len(queries), chunk):
         scores = similarity_matrix(queries[start : start + chunk], candidates, similarity)
-        out.append(ranks_of_true(scores, true_index[start : start + chunk]))
+        out.append(ranks_of_true(scores, true_index[start : start + chunk], softness))
     return np.concatenate(out).astype(np.float64)
 
 
-def nearest_others(vectors: np.ndarray, k: int, similarity: Similarity = "cosine") -> np.ndarray:
-    """Each row's k nearest other rows of `vectors` (leave-one-out), nearest first; ties keep row order."""
-    scores = similarity_matrix(vectors, vectors, similarity)
-    np.fill_diagonal(scores, -np.inf)
+def nearest_others(
+    vectors: np.ndarray, k: int, similarity: Similarity = "cosine", queries: int | None = None
+) -> np.ndarray:
+    """Each row's k nearest other rows of `vectors` (leave-one-out), nearest first; ties keep row order. With
+    `queries`, only the first `queries` rows ask (the others are neighbours only)."""
+    queries = len(vectors) if queries is None else queries
+    scores = similarity_matrix(vectors[:queries], vectors, similarity)
+    scores[np.arange(queries), np.arange(queries)] = -np.inf
     return np.argsort(-scores, axis=1, kind="stable")[:, :k]
 
 

@@ -130,8 +130,8 @@ def deliver(tracker: Tracker, model: Path, best: dict[str, Any], last: dict[str,
     if not improved:
         log.warning(
             "NO IMPROVEMENT: no trained step beat the base model on validation by the `training.improvement` rule "
-            "(base %.3f, last step %s: %.3f; lower is better). %s holds the base model unchanged and nothing was "
-            "registered.",
+            "and the guards (each evaluation's line says why; base %.3f, last step %s: %.3f; lower is better). %s "
+            "holds the base model unchanged and nothing was registered.",
             status["base_val_score"],
             status["last_step"],
             status["last_val_score"],

@@ -72,6 +72,8 @@ def prepare(cfg: RunConfig) -> PreparedData:
         train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
     train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
     val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
+    labels = _labels(corpus, cfg) if tc.label_guard else None
+    labelled = train_corpus[train_corpus["id"].isin(labels.index)] if labels is not None else train_corpus.iloc[:0]
     validation = build_validation_set(
         tc.pairs,
         val_rows,
@@ -79,8 +81,10 @@ def prepare(cfg: RunConfig) -> PreparedData:
         tc.similarity,
         tc.seed,
         tc.max_length,
-        labels=_labels(corpus, cfg) if tc.label_guard else None,
+        labels=labels,
         label_k=cfg.evaluation.agreement_k,
+        softness=tc.rank_softness,
+        reference=labelled.sample(n=min(tc.label_reference, len(labelled)), random_state=tc.seed),
     )
     counts = {
         "corpus_rows": len(corpus),
@@ -88,7 +92,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
         "train_rows": len(train_rows),
         "val_abstracts": int((split == "val").sum()),
         "val_rows": len(validation),
-        "val_labelled": len(validation.labels),
+        "val_labelled": validation.label_queries,
     }
     _check_sizes(tc, counts)
     if "title" in mix_weights(tc.pairs):
@@ -107,7 +111,8 @@ def _guards(cfg: RunConfig, validation: ValidationSet) -> str:
     parts = [f"not significantly worse on {' or '.join(guarded)}"] if guarded else []
     if validation.labels:
         parts.append(
-            f"label agreement ({cfg.corpus.label_col!r}, {len(validation.labels)} validation abstracts) within "
+            f"label agreement ({cfg.corpus.label_col!r}, {validation.label_queries} validation abstracts among "
+            f"{len(validation.labels) - validation.label_queries} labelled training abstracts) within "
             f"{cfg.training.label_margin:g} of the base model's (95% non-inferiority)"
         )
     if not parts:

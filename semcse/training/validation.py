@@ -21,13 +21,25 @@ validation abstracts a strong base model's ranks move by noise alone, and a step
 by noise must not replace the base. Each check's per-abstract ranks are kept too (`checks`): a step
 significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is never delivered.
 
+Those decisions read smooth ranks where the loss has a temperature (`softness`, InfoNCE: its τ), and
+so does `val_score`; the logged `val_rank_*` stay hard ranks. A strong base model already ranks
+almost every abstract's own title first among a few hundred (all-MiniLM-L6-v2 on ohsumed: 1.03 of
+222), so hard ranks cannot move where it matters: no trained step was ever significantly better,
+and every LLM-free run delivered its base model. A smooth rank counts each other candidate by how
+close it comes to the true one, on the scale at which the loss itself tells candidates apart, so
+it sees a true match pulled further ahead of its nearest rivals, and one pushed back towards them.
+Triplet modes (SemCSE's summaries) keep hard ranks throughout (`softness` 0), as the paper does.
+
 Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
 measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
-validation abstract's k nearest validation abstracts (leave-one-out) that carry its label. It embeds
-texts another check already embeds (`validate` embeds each distinct text once): the abstract in the
-LLM-free modes (the title check's targets), title + abstract with generated texts (the document
-check's targets). A step must be non-inferior to the base model there (the interval of the
-difference stays above −margin, `paired_change`), however good its ranks.
+validation abstract's k nearest papers that carry its label, as the knn suite counts it for test
+papers. The neighbours are the other validation abstracts and a seeded sample of labelled training
+abstracts (`reference`): with a few hundred validation abstracts over a few dozen labels alone, a
+paper's 5 nearest are too sparse a neighbourhood to say what evaluation will. The validation
+abstracts are embedded as another check embeds them anyway (`validate` embeds each distinct text
+once): the abstract in the LLM-free modes (the title check's targets), title + abstract with
+generated texts (the document check's targets). A step must be non-inferior to the base model there
+(the interval of the difference stays above −margin, `paired_change`), however good its ranks.
 """
 
 from __future__ import annotations
@@ -70,8 +82,9 @@ class ValidationSet:
     """Texts for the two checks; query i matches target i. Document queries are averaged embeddings.
 
     `papers`/`labels` (empty without labels) are the labelled abstracts of the label check (their abstract in the
-    LLM-free modes, title + abstract with generated texts), whose neighbours are counted among themselves
-    (`label_k` nearest).
+    LLM-free modes, title + abstract with generated texts): the first `label_queries` are validation abstracts,
+    whose `label_k` nearest are counted among all the others; the rest are training abstracts, neighbours only.
+    `softness` > 0 makes the ranks behind decisions smooth (see the module docstring).
     """
 
     pair_queries: list[str]
@@ -83,9 +96,11 @@ class ValidationSet:
     papers: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     label_k: int = 5
+    label_queries: int = 0
     titles: tuple[str, ...] = ()  # title check: titles[j] → abstracts[j], for the abstracts in `titled`
     abstracts: tuple[str, ...] = ()
     titled: tuple[int, ...] = ()
+    softness: float = 0.0
 
     def __len__(self) -> int:
         return len(self.pair_queries)
@@ -100,6 +115,8 @@ def build_validation_set(
     max_length: int | None = None,
     labels: pd.Series | None = None,
     label_k: int = 5,
+    softness: float = 0.0,
+    reference: pd.DataFrame | None = None,
 ) -> ValidationSet:
     """From pair rows of the validation split (see `build_pair_rows`): a seeded sample of at most `size` abstracts.
 
@@ -107,7 +124,8 @@ def build_validation_set(
     and the head of a sorted split covers a few topics, where ranks mean something else.
     `max_length` truncates validation texts as training does (None: the model's own length).
     `labels` (by id) adds the label check over the sampled abstracts that have a label, when they
-    hold at least two labels and more abstracts than `label_k`.
+    hold at least two labels and more abstracts than `label_k`; the labelled rows of `reference` (training corpus
+    rows, sampled beforehand) join them as neighbours. `softness`: see `ValidationSet`.
     """
     usable = rows[rows["texts"].map(len) >= 2]
     usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
@@ -115,8 +133,9 @@ def build_validation_set(
     # the label check embeds what another check already embeds: the abstracts of the title check in the LLM-free
     # modes, the document targets (title + abstract) with generated texts
     generated = needs_texts(mode)
-    labelled = _label_check(usable, labels, label_k, paper_text if generated else lambda rows: rows[ABSTRACT])
-    labelled |= {"similarity": similarity, "max_length": max_length}
+    text = paper_text if generated else lambda rows: rows[ABSTRACT]
+    labelled = _label_check(usable, reference, labels, label_k, text)
+    labelled |= {"similarity": similarity, "max_length": max_length, "softness": softness}
     if not generated:
         halves = [_halves(list(s)) for s in usable["sentences"]]
         titled = [i for i, ok in enumerate(usable[TITLE_OK]) if ok]
@@ -140,19 +159,27 @@ def build_validation_set(
 
 
 def _label_check(
-    usable: pd.DataFrame, labels: pd.Series | None, k: int, text: Callable[[pd.DataFrame], pd.Series]
+    usable: pd.DataFrame,
+    reference: pd.DataFrame | None,
+    labels: pd.Series | None,
+    k: int,
+    text: Callable[[pd.DataFrame], pd.Series],
 ) -> dict[str, Any]:
-    """The label check's fields for the sampled abstracts that have a label (embedded as `text(rows)`); none when it
-    cannot say anything."""
+    """The label check's fields: the sampled validation abstracts that have a label, then the labelled `reference`
+    rows (each embedded as `text(rows)`); none when it cannot say anything."""
     if labels is None:
         return {}
     known = usable.assign(label=usable["id"].map(labels)).dropna(subset=["label"])
+    if reference is None:
+        reference = known.iloc[:0]
+    neighbours = reference.assign(label=reference["id"].map(labels)).dropna(subset=["label"])
     if known["label"].nunique() < 2 or len(known) <= k:
         return {}
     return {
-        "papers": tuple(text(known).astype(str)),
-        "labels": tuple(known["label"].astype(str)),
+        "papers": tuple(text(known).astype(str)) + tuple(text(neighbours).astype(str)),
+        "labels": tuple(known["label"].astype(str)) + tuple(neighbours["label"].astype(str)),
         "label_k": k,
+        "label_queries": len(known),
     }
 
 
@@ -162,9 +189,9 @@ def _halves(sentences: list[str]) -> tuple[str, str]:
 
 
 def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> Validated:
-    """Each check's average rank, each abstract's mean rank over its checks (their mean is `val_score`) and,
-    with labels, each labelled abstract's label agreement; every distinct text is encoded once, in one batched
-    pass without gradients."""
+    """Each check's average (hard) rank, each abstract's mean rank over its checks (smooth with `val.softness`;
+    their mean is `val_score`) and, with labels, each labelled abstract's label agreement; every distinct text is
+    encoded once, in one batched pass without gradients."""
     width = len(val.document_queries[0])
     flat_queries = [text for group in val.document_queries for text in group]
     groups = {
@@ -181,23 +208,29 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     for name, texts in groups.items():
         split[name], start = vectors[start : start + len(texts)], start + len(texts)
     n = len(val)
-    document_q = split["document_q"].reshape(n, width, -1).mean(1)
+    pairs = {
+        "pair": (split["pair_q"], split["pair_t"]),
+        "document": (split["document_q"].reshape(n, width, -1).mean(1), split["document_t"]),
+    }
+    if val.titles:
+        pairs["title"] = (split["titles"], split["abstracts"])
+    # the logged averages are hard ranks (SemCSE's figures); decisions read the smooth ones (`softness`)
+    metrics = {
+        f"val_rank_{name}": float(true_ranks(q, t, similarity=val.similarity).mean()) for name, (q, t) in pairs.items()
+    }
     checks = {
-        "pair": true_ranks(split["pair_q"], split["pair_t"], similarity=val.similarity),
-        "document": true_ranks(document_q, split["document_t"], similarity=val.similarity),
+        name: true_ranks(q, t, similarity=val.similarity, softness=val.softness) for name, (q, t) in pairs.items()
     }
     totals, counts = checks["pair"] + checks["document"], np.full(n, 2.0)
     if val.titles:
-        checks["title"] = true_ranks(split["titles"], split["abstracts"], similarity=val.similarity)
         rows = np.asarray(val.titled)
         totals[rows] += checks["title"]
         counts[rows] += 1
     items = totals / counts
-    metrics = {f"val_rank_{name}": float(ranks.mean()) for name, ranks in checks.items()}
     metrics["val_score"] = float(items.mean())
     if not val.papers:
         return Validated(metrics, items, checks=checks)
-    agreements = _label_agreements(split["papers"], np.asarray(val.labels), val.label_k, val.similarity)
+    agreements = _label_agreements(split["papers"], np.asarray(val.labels), val)
     return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements, checks)
 
 
@@ -208,9 +241,11 @@ def _encode_once(encoder: TextEncoder, texts: list[str], batch_size: int, max_le
     return encoder.encode(list(distinct), batch_size=batch_size, max_length=max_length)[where]
 
 
-def _label_agreements(vectors: np.ndarray, labels: np.ndarray, k: int, similarity: Similarity) -> np.ndarray:
-    """Per paper: the share of its k nearest other papers (in the loss's geometry) that carry its label."""
-    return label_agreements(labels[nearest_others(vectors, k, similarity)], labels)
+def _label_agreements(vectors: np.ndarray, labels: np.ndarray, val: ValidationSet) -> np.ndarray:
+    """Per validation abstract: the share of its k nearest other papers (in the loss's geometry) that carry its
+    label."""
+    nearest = nearest_others(vectors, val.label_k, val.similarity, queries=val.label_queries)
+    return label_agreements(labels[nearest], labels[: val.label_queries])
 
 
 def significantly_better(items: np.ndarray, base: np.ndarray, resamples: int = 1000, seed: int = 0) -> bool:

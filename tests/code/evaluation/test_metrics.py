@@ -26,6 +26,19 @@ def test_euclidean_ranks_differ_from_cosine():
     assert metrics.average_rank(q, c, np.array([0]), similarity="euclidean") == 2
 
 
+def test_smooth_ranks_count_each_rival_by_how_close_it_comes():
+    # cosine scores of one query: its true match 0.9, rivals 0.8 and 0.9 (a tie), softness 0.1
+    scores = np.array([[0.9, 0.8, 0.9]])
+    expected = 1 + 1 / (1 + math.e) + 0.5  # σ(-1) for the rival 0.1 behind, σ(0) for the tie
+    assert metrics.ranks_of_true(scores, np.array([0]), softness=0.1) == pytest.approx([expected])
+    assert metrics.ranks_of_true(scores, np.array([0])).tolist() == [2]  # hard: the tie counts against
+    # first either way, but pulled further ahead of its rival: the hard rank cannot tell, the smooth one can
+    near, far = np.array([[0.9, 0.85]]), np.array([[0.9, 0.5]])
+    assert metrics.ranks_of_true(near, np.array([0])) == metrics.ranks_of_true(far, np.array([0])) == [1]
+    assert 1 < metrics.ranks_of_true(far, np.array([0]), 0.05)[0] < metrics.ranks_of_true(near, np.array([0]), 0.05)[0]
+    assert metrics.ranks_of_true(near, np.array([0]), 1e-6) == pytest.approx([1.0])  # → hard rank as softness → 0
+
+
 def test_label_agreement_and_knn_accuracy():
     neighbours = np.array([["a", "a", "b", "b", "b"], ["b", "a", "a", "c", "c"]])
     labels = np.array(["a", "c"])

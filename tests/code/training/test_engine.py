@@ -12,7 +12,7 @@ from semcse.config import TrainingConfig
 from semcse.training.engine import build_encoder, parameter_groups
 from semcse.training.positives import TITLE_OK
 from semcse.training.trainer import prepare
-from semcse.training.validation import Validated, build_validation_set, validate
+from semcse.training.validation import Validated, build_validation_set, significantly_better, validate
 
 
 def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None:
@@ -127,9 +127,77 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
     assert "val_label_agreement" not in validate(TopicEncoder(), single_label).metrics
 
 
+class SpreadEncoder:
+    """Two topics; a text's vector is its topic's axis plus `spread` along its own number's axis, so each true match
+    ranks first whatever the spread, and a wider spread sets it further apart from its topic's other texts."""
+
+    def __init__(self, spread: float) -> None:
+        self.spread = spread
+
+    def encode(self, texts: list[str], batch_size: int = 64, max_length: int | None = None) -> np.ndarray:
+        out = np.zeros((len(texts), 22))
+        for row, text in enumerate(texts):
+            out[row, 0 if text.startswith("alpha") else 1] = 1.0
+            out[row, 2 + int(text.split()[-1])] = self.spread
+        return out
+
+
+def test_smooth_validation_ranks_move_where_hard_ranks_are_saturated() -> None:
+    topics = ["alpha"] * 10 + ["beta"] * 10
+    rows = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(20)],
+            "texts": [(f"{t} q {i}", f"{t} t {i}") for i, t in enumerate(topics)],
+            "title": [f"{t} title {i}" for i, t in enumerate(topics)],
+            "abstract": [f"{t} abstract {i}" for i, t in enumerate(topics)],
+        }
+    )
+    hard = build_validation_set("summaries", rows, 20, "cosine")
+    smooth = build_validation_set("summaries", rows, 20, "cosine", softness=0.05)
+    close, apart = SpreadEncoder(0.3), SpreadEncoder(1.0)
+    for val in (hard, smooth):  # every true match is first: the logged (hard) ranks are saturated either way
+        assert validate(close, val).metrics["val_rank_pair"] == validate(apart, val).metrics["val_rank_pair"] == 1.0
+    assert validate(close, hard).metrics["val_score"] == validate(apart, hard).metrics["val_score"]
+    base, trained = validate(close, smooth), validate(apart, smooth)
+    assert trained.metrics["val_score"] < base.metrics["val_score"]
+    assert trained.items is not None and base.items is not None
+    assert significantly_better(trained.items, base.items) and not significantly_better(base.items, trained.items)
+
+
+def test_training_abstracts_are_label_neighbours_not_label_queries() -> None:
+    ids, topics = ["p0", "p1", "p2", "p3"], ["alpha", "alpha", "beta", "beta"]
+    rows = pd.DataFrame(
+        {
+            "id": ids,
+            "texts": [(f"{t} one {i}", f"{t} two {i}") for i, t in enumerate(topics)],
+            "title": [f"{t} title {i}" for i, t in enumerate(topics)],
+            "abstract": [f"{t} abstract {i}" for i, t in enumerate(topics)],
+        }
+    )
+    reference = pd.DataFrame({"id": [f"r{i}" for i in range(6)], "title": ["x"] * 6, "abstract": ["alpha r"] * 6})
+    labels = pd.Series(["A", "A", "B", "B"] + ["A"] * 6, index=ids + list(reference["id"]))
+    alone = build_validation_set("summaries", rows, 4, "cosine", labels=labels, label_k=3)
+    pooled = build_validation_set("summaries", rows, 4, "cosine", labels=labels, label_k=3, reference=reference)
+    assert (alone.label_queries, pooled.label_queries, len(pooled.papers)) == (4, 4, 10)
+    # among themselves, each paper's 3 nearest are its one same-topic paper and the other topic's two: 1/3 each;
+    # with the A-labelled alpha training abstracts as neighbours, an alpha paper's 3 nearest are all A
+    assert validate(TopicEncoder(), alone).metrics["val_label_agreement"] == pytest.approx(1 / 3)
+    with_reference = validate(TopicEncoder(), pooled)
+    assert with_reference.label_items is not None
+    assert with_reference.label_items.tolist() == pytest.approx([1, 1, 1 / 3, 1 / 3])  # the queries only
+    unlabelled = reference.assign(id=[f"u{i}" for i in range(6)])  # no labels: no neighbours either
+    assert (
+        build_validation_set("summaries", rows, 4, "cosine", labels=labels, label_k=3, reference=unlabelled) == alone
+    )
+
+
 def test_the_label_guard_is_on_when_the_corpus_names_its_labels(make_config) -> None:
     prepared = prepare(make_config(**{"training.pairs": "crops", "corpus.label_col": "topic"}))
-    assert prepared.counts["val_labelled"] == len(prepared.validation.labels) > 5
+    val = prepared.validation
+    assert prepared.counts["val_labelled"] == val.label_queries > 5
+    # every labelled training abstract (fewer than training.label_reference) joins as a neighbour, none twice
+    assert len(val.labels) - val.label_queries == prepared.counts["train_abstracts"]
+    assert not set(val.papers[: val.label_queries]) & set(val.papers[val.label_queries :])
     (guards,) = [note for note in prepared.notes if note.startswith("guards:")]
     assert "label agreement ('topic'" in guards and "within 0.02" in guards and "title→abstract ranks" in guards
     unguarded = prepare(
