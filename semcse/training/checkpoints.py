@@ -42,7 +42,9 @@ class LoopState:
     same abstracts with a paired bootstrap interval that excludes zero. It never counts when it is
     significantly worse than the base model on a guarded check (`GUARDED_CHECKS`: crop↔crop and
     title→abstract ranks, where validation runs them) or, with labels, when its label agreement is
-    not shown non-inferior to the base model's within `label_margin`; `refused` names the reason.
+    not shown non-inferior to the base model's within `label_margin`; `refused` names the reason, and
+    `scored_better` says whether the score alone would have made the step the best (so the log can tell a
+    step the guards stopped from one that was never better).
     """
 
     step: int = 0
@@ -54,6 +56,7 @@ class LoopState:
     base_label_items: list[float] | None = None
     base_checks: dict[str, list[float]] | None = None
     refused: str = ""
+    scored_better: bool = False
     cpu_bf16: bool | None = None  # the precision of the run's CPU forwards (`precision.run_precision`), kept on resume
 
     def record(
@@ -75,6 +78,7 @@ class LoopState:
         if better and self.step > 0 and significant and items is not None and self.base_items is not None:
             better = significantly_better(items, np.asarray(self.base_items))
         self.refused = self._refusal(label_items, checks, label_margin) if self.step > 0 else ""
+        self.scored_better = better and self.step > 0
         better = better and not self.refused
         if better:
             self.best_score, self.best_step, self.evals_without_improvement = score, self.step, 0

@@ -303,7 +303,7 @@ def _evaluate_and_checkpoint(
     else:
         verdict = f" (best is still step {state.best_step}{' = the base model' if state.best_step == 0 else ''}"
         if state.refused:
-            verdict += f", {state.refused}"
+            verdict += f", {'a better score, but ' if state.scored_better else ''}{state.refused}"
         elif metrics["val_score"] < state.best_score:
             verdict += ", lower but not significantly better than the base"
         verdict += ")"

@@ -108,6 +108,7 @@ def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks(
     state.step = 10
     assert not state.record(float(better_ranks.mean()), better_ranks, significant=True, label_items=blurred)
     assert state.refused.startswith("label agreement -0.098 [") and state.best_step == 0  # the change, its interval
+    assert state.scored_better  # the score alone would have made it the best: the guard stopped it
     assert "more validation abstracts" not in state.refused  # a real loss: no interval would pass it
     noisy = agreement + rng.choice([-0.2, 0.0, 0.2], size=200)  # moves either way: no systematic loss
     state.step = 20
@@ -119,6 +120,9 @@ def test_a_step_that_blurs_the_labels_is_never_delivered_however_good_its_ranks(
     state.step = 30
     assert state.record(float(better_ranks.mean()), better_ranks, True, noisy, label_margin=0.05)
     assert not state.refused and state.best_step == 30
+    state.step = 40  # worse ranks and blurred labels: refused, and never better in the first place
+    assert not state.record(float(ranks.mean()), ranks, True, blurred)
+    assert state.refused and not state.scored_better
 
 
 def test_a_step_significantly_worse_on_a_guarded_check_is_never_delivered() -> None:
@@ -133,3 +137,4 @@ def test_a_step_significantly_worse_on_a_guarded_check_is_never_delivered() -> N
     state.step = 10
     assert not state.record(float(items.mean()), items, significant=True, checks=sharper)
     assert state.refused == "significantly worse than the base model on title ranks" and state.best_step == 0
+    assert state.scored_better
