@@ -170,11 +170,11 @@ def _label_check(
     if labels is None:
         return {}
     known = usable.assign(label=usable["id"].map(labels)).dropna(subset=["label"])
+    if known["label"].nunique() < 2 or len(known) <= k:
+        return {}
     if reference is None:
         reference = known.iloc[:0]
     neighbours = reference.assign(label=reference["id"].map(labels)).dropna(subset=["label"])
-    if known["label"].nunique() < 2 or len(known) <= k:
-        return {}
     return {
         "papers": tuple(text(known).astype(str)) + tuple(text(neighbours).astype(str)),
         "labels": tuple(known["label"].astype(str)) + tuple(neighbours["label"].astype(str)),
@@ -214,13 +214,15 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     }
     if val.titles:
         pairs["title"] = (split["titles"], split["abstracts"])
-    # the logged averages are hard ranks (SemCSE's figures); decisions read the smooth ones (`softness`)
-    metrics = {
-        f"val_rank_{name}": float(true_ranks(q, t, similarity=val.similarity).mean()) for name, (q, t) in pairs.items()
-    }
-    checks = {
-        name: true_ranks(q, t, similarity=val.similarity, softness=val.softness) for name, (q, t) in pairs.items()
-    }
+    # the logged averages are hard ranks (SemCSE's figures); decisions read the smooth ones (`softness`), which
+    # are the hard ones at softness 0
+    hard = {name: true_ranks(q, t, similarity=val.similarity) for name, (q, t) in pairs.items()}
+    metrics = {f"val_rank_{name}": float(ranks.mean()) for name, ranks in hard.items()}
+    checks = hard
+    if val.softness > 0:
+        checks = {
+            name: true_ranks(q, t, similarity=val.similarity, softness=val.softness) for name, (q, t) in pairs.items()
+        }
     totals, counts = checks["pair"] + checks["document"], np.full(n, 2.0)
     if val.titles:
         rows = np.asarray(val.titled)
