@@ -248,6 +248,12 @@ class PositiveMix(Section):
         return self
 
 
+# The cosine gap at which validation's smooth ranks tell a rival from the true match (`rank_softness`): a rival
+# 0.1 behind counts 0.12, one 0.3 behind 0.002. The cropping paper's τ, held fixed so that trials that vary the
+# training temperature are scored on one scale.
+COSINE_RANK_SOFTNESS = 0.05
+
+
 class TrainingConfig(Section):
     """Encoder training: pairs, model, loss, optimisation and distribution.
 
@@ -268,7 +274,7 @@ class TrainingConfig(Section):
     agreement minus the base model's must stay above `-label_margin`, whatever its ranks. Every
     other check the validation runs (for LLM-free modes: crop↔crop, half↔half and title→abstract
     ranks) must not be significantly worse than the base model's either. With InfoNCE these
-    decisions read smooth ranks at its temperature (`rank_softness`), which still move when a strong
+    decisions read smooth ranks at a fixed cosine scale (`rank_softness`), which still move when a strong
     base model already ranks nearly every true match first.
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
@@ -425,9 +431,11 @@ class TrainingConfig(Section):
 
     @property
     def rank_softness(self) -> float:
-        """How smooth validation's decision ranks are (`training.validation`): InfoNCE's temperature, the scale at
-        which the loss tells candidates apart; 0 (hard ranks, as SemCSE validates) for the triplet loss."""
-        return self.effective_temperature if self.effective_loss == "infonce" else 0.0
+        """How smooth validation's decision ranks are (`training.validation`): `COSINE_RANK_SOFTNESS` for cosine
+        (InfoNCE) models, 0 (hard ranks, as SemCSE validates) for the triplet loss's Euclidean space.
+
+        A fixed scale, not the run's temperature: `val_score` must compare the trials of a study that varies τ."""
+        return COSINE_RANK_SOFTNESS if self.effective_loss == "infonce" else 0.0
 
     @property
     def similarity(self) -> Literal["euclidean", "cosine"]:

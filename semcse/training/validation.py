@@ -21,13 +21,14 @@ validation abstracts a strong base model's ranks move by noise alone, and a step
 by noise must not replace the base. Each check's per-abstract ranks are kept too (`checks`): a step
 significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is never delivered.
 
-Those decisions read smooth ranks where the loss has a temperature (`softness`, InfoNCE: its τ), and
-so does `val_score`; the logged `val_rank_*` stay hard ranks. A strong base model already ranks
-almost every abstract's own title first among a few hundred (all-MiniLM-L6-v2 on ohsumed: 1.03 of
-222), so hard ranks cannot move where it matters: no trained step was ever significantly better,
-and every LLM-free run delivered its base model. A smooth rank counts each other candidate by how
-close it comes to the true one, on the scale at which the loss itself tells candidates apart, so
-it sees a true match pulled further ahead of its nearest rivals, and one pushed back towards them.
+Those decisions read smooth ranks for cosine models (`softness`: `TrainingConfig.rank_softness`, one
+fixed scale whatever the loss's temperature, so that trials varying τ compare), and so does
+`val_score`; the logged `val_rank_*` stay hard ranks. A strong base model already ranks almost every
+abstract's own title first among a few hundred (all-MiniLM-L6-v2 on ohsumed: 1.03 of 222), so hard
+ranks cannot move where it matters: no trained step was ever significantly better, and every
+LLM-free run delivered its base model. A smooth rank counts each other candidate by how close it
+comes to the true one (within a few hundredths of a cosine), so it sees a true match pulled further
+ahead of its nearest rivals, and one pushed back towards them.
 Triplet modes (SemCSE's summaries) keep hard ranks throughout (`softness` 0), as the paper does.
 
 Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.config import ConfigError, RunConfig, flatten, load_config
+from semcse.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, flatten, load_config
 
 
 def test_defaults_validate():
@@ -34,6 +34,16 @@ def test_unset_objective_settings_follow_the_pairs_mode(pairs, loss, temperature
     assert training.recipe()["loss"] == loss
     explicit = load_config(None, [f"training.pairs={pairs}", "training.loss=triplet", "training.warmup_steps=7"])
     assert explicit.training.effective_loss == "triplet" and explicit.training.effective_warmup_steps == 7
+
+
+def test_validation_ranks_one_scale_whatever_the_temperature():
+    # a study varying τ scores its trials' val_score on one scale; the triplet loss keeps hard ranks
+    softness = {
+        tau: load_config(None, ["training.pairs=title", f"training.temperature={tau}"]).training.rank_softness
+        for tau in (0.02, 0.05, 0.2)
+    }
+    assert set(softness.values()) == {COSINE_RANK_SOFTNESS}
+    assert load_config(None, ["training.pairs=summaries"]).training.rank_softness == 0.0
 
 
 @pytest.mark.parametrize(("gpu", "stage"), [(False, 0), (True, 2)])
