@@ -169,13 +169,15 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
     An explicit `address` wins over the config, which wins over RAY_ADDRESS. With none of them
     a local cluster starts (the embedded default), sized by `num_cpus` when set.
     """
-    import ray
-
     from semcse import logs, storage
+
+    # before Ray's first import in this driver (a script or benchmark that is not the CLI): Ray reads its log
+    # filter then; also when Ray was started elsewhere: the stages' lines must show in this driver
+    logs.configure()
+    import ray
 
     cfg = cfg or RayConfig()
     target = target_address(cfg, address)
-    logs.configure()  # also when Ray was started elsewhere: the stages' lines must show in this driver
     for key, value in storage.worker_env().items():
         os.environ.setdefault(key, value)  # this process's own MLflow artifact client, too
     if ray.is_initialized():
