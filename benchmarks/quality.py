@@ -229,6 +229,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     pairs = [(model, "base") for model in candidates if model in scored]
     with_st = "auto" in names and not args.no_st
     pairs += [(f"auto-{s}" if f"auto-{s}" in scored else "base", f"st-{s}") for s in args.seeds if with_st]
+    pairs += [(f"st-{s}", "base") for s in args.seeds if with_st and f"auto-{s}" in scored]  # else reversed above
     diffs = differences(results, pairs)
     runs_frame = pd.DataFrame(runs)
     print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
