@@ -563,7 +563,14 @@ def pipeline_command(
     overrides: SetOpt = None,
     start: Annotated[str | None, typer.Option("--from", help="First step to run (default: validate).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Last step to run (default: serve).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Rerun steps an earlier run finished.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Rerun steps an earlier run finished. Without it a finished step is skipped unless its settings "
+            "changed or a step it reads was made again since.",
+        ),
+    ] = False,
     add: Annotated[
         str | None,
         typer.Option(

@@ -4,8 +4,10 @@ Each step writes under one run directory (a local path, or a storage URI such as
 that every node of a cluster reaches) and logs under one MLflow parent run. The state file
 `<run_dir>/pipeline.json` records each finished step with its outputs, so a rerun after a crash
 skips what is done (generation is never redone because training died) and keeps logging into
-the same parent run. `start`/`until` run a slice; a slice that needs an earlier step's outputs
-says which step to run first. The index and the map are versioned roots (`semcse.versions`), so a
+the same parent run; a finished step runs again when its settings (`SHAPED_BY`) changed or a step
+it reads (`READS`) was made again, so a changed recipe retrains and everything built on the model
+follows. `start`/`until` run a slice; a slice that needs an earlier step's outputs says which step
+to run first. The index and the map are versioned roots (`semcse.versions`), so a
 corpus update (`semcse.update`) can publish grown versions that served apps pick up.
 """
 
@@ -36,7 +38,8 @@ class Pipeline:
         self.cfg = cfg  # resolved by `run` (`runtime.connect`), which first checks it as the user gave it
         self.run_dir = storage.normalize(cfg.run_dir)
         self.state = StepState.load(self.run_dir)
-        self.runner = StepRunner("pipeline", {name: partial(step, self) for name, step in STEPS.items()}, self.state)
+        table = {name: partial(step, self) for name, step in STEPS.items()}
+        self.runner = StepRunner("pipeline", table, self.state, reads=READS, settings=step_settings(cfg))
 
     def run(self, start: str | None = None, until: str | None = None, force: bool = False) -> StepState:
         """Steps `start` to `until` (default: all); those an earlier run finished are skipped unless `force`."""
@@ -264,3 +267,69 @@ STEPS: dict[str, Callable[[Pipeline], Outputs]] = {
     "map": Pipeline.map,
     "serve": Pipeline.serve,
 }
+
+# The earlier steps whose outputs each step uses: when one of them is made again, the step is redone.
+READS: dict[str, tuple[str, ...]] = {
+    "validate": (),
+    "generate": ("validate",),
+    "train": ("validate", "generate"),
+    "evaluate": ("validate", "train"),
+    "register": ("train", "evaluate"),
+    "index": ("validate", "train"),
+    "map": ("validate", "train", "index"),
+    "serve": ("generate", "train", "index", "map"),
+}
+# The settings (sections, or `section.key`) that shape each step's outputs.
+SHAPED_BY: dict[str, tuple[str, ...]] = {
+    "validate": ("corpus",),
+    "generate": ("generation",),
+    "train": ("training",),
+    "evaluate": ("evaluation",),
+    "register": ("pipeline.metric", "pipeline.guards"),
+    "index": ("pipeline.build_index", "evaluation.max_length", "evaluation.pooling"),
+    "map": ("map", "pipeline.build_map"),
+    "serve": ("serve", "pipeline.deploy", "pipeline.serve_config"),
+}
+# How a step runs, not what it makes: changing these never redoes a finished step (more workers for
+# a resumed run must not retrain a finished model).
+HOW_IT_RUNS = frozenset(
+    {
+        "generation.batch_size",
+        "generation.concurrency",
+        "generation.num_cpus_per_actor",
+        "generation.num_gpus_per_actor",
+        "generation.tensor_parallel_size",
+        "generation.shard_rows",
+        "generation.sample_artifact_rows",
+        "generation.http",
+        "training.num_workers",
+        "training.use_gpu",
+        "training.cpus_per_worker",
+        "training.resources_per_worker",
+        "training.max_failures",
+        "training.log_every",
+        "evaluation.actors",
+        "evaluation.cpus_per_actor",
+        "evaluation.gpus_per_actor",
+        "evaluation.shard_rows",
+        "evaluation.batch_size",
+    }
+)
+
+
+def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
+    """Each step's settings (`SHAPED_BY` less `HOW_IT_RUNS`) from the run config as the user gave it.
+
+    `training.pairs: auto` is already the recipe it stands for here, so a version that changes `auto`
+    retrains a run made with the earlier one.
+    """
+    data = cfg.model_dump(mode="json")
+    settings: dict[str, dict[str, Any]] = {}
+    for step, names in SHAPED_BY.items():
+        chosen: dict[str, Any] = {}
+        for name in names:
+            section, _, key = name.partition(".")
+            values = {key: data[section][key]} if key else data[section]
+            chosen |= {f"{section}.{k}": v for k, v in values.items() if f"{section}.{k}" not in HOW_IT_RUNS}
+        settings[step] = chosen
+    return settings

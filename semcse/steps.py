@@ -7,10 +7,17 @@ whole through `semcse.storage` after every step) says which steps finished, what
 how long they took; a rerun skips those, redoes the step that was interrupted (every step is written
 to be idempotent) and logs into the same MLflow parent run, whose id the state file keeps. A step is
 a name and a callable returning its outputs (JSON-serialisable); the table's order is the run order.
+
+A finished step is only reused while it is still the step the run asks for. Each record keeps the
+settings that shaped the step and a key of each step whose outputs it read; a recorded step whose
+settings changed since (a new recipe, another corpus) or whose inputs were made again (a retrained
+model) runs again, and says why. Otherwise a user who changes a setting, or upgrades to a version
+whose defaults changed, would be answered with the earlier run's model.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -19,11 +26,13 @@ from typing import Any
 
 from semcse import logs, storage
 from semcse.config import ConfigError, TrackingConfig
+from semcse.data.shards import content_key
 from semcse.tracking import Tracker
 
 log = logging.getLogger(__name__)
 
 STATE_FILE = "pipeline.json"
+SHOWN_CHANGES = 4  # a rerun's line names this many changed settings, then counts the rest
 
 Outputs = dict[str, Any]
 Step = Callable[[], Outputs]
@@ -59,6 +68,31 @@ class StepState:
         """A step's outputs, or none when it has not run (for steps whose outputs are optional to a later one)."""
         return dict(self.steps.get(step, {}).get("outputs", {}))
 
+    def key(self, step: str) -> str | None:
+        """What a later step's record keeps of this one: changes whenever the step is made again differently."""
+        record = self.steps.get(step)
+        if record is None:
+            return None
+        return content_key([record["outputs"], record.get("inputs")], record.get("settings"))
+
+
+def _flat(settings: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in settings.items():
+        if isinstance(value, Mapping):
+            flat |= _flat(value, f"{prefix}{name}.")
+        else:
+            flat[f"{prefix}{name}"] = value
+    return flat
+
+
+def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    """`a.b 0.05 → 0.1, c.d 3 → 4 and 2 more`: what differs between two settings, for one line."""
+    old, new = _flat(before), _flat(now)
+    names = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+    shown = ", ".join(f"{name} {old.get(name)} → {new.get(name)}" for name in names[:SHOWN_CHANGES])
+    return shown + (f" and {len(names) - SHOWN_CHANGES} more" if len(names) > SHOWN_CHANGES else "")
+
 
 def step_range(names: Sequence[str], start: str | None, until: str | None) -> list[str]:
     """The steps of `names` from `start` to `until` inclusive, in their order."""
@@ -78,7 +112,9 @@ class StepRunner:
     `stage` names the runner in its lines (`[semcse <stage>] ✓ train: done in an earlier run,
     skipped`) and its metrics (`<stage>/<step>_seconds`); `headings` opens each step run with a
     heading line. `on_step(name)` is called after a step's work and before it is recorded (progress
-    hooks; tests that stand in for a kill at the worst moment).
+    hooks; tests that stand in for a kill at the worst moment). `reads[step]` names the earlier
+    steps whose outputs it uses and `settings[step]` (JSON-serialisable) what shapes its outputs; a
+    step given neither is reused whenever it is recorded.
     """
 
     def __init__(
@@ -88,9 +124,14 @@ class StepRunner:
         state: StepState,
         headings: bool = True,
         on_step: Callable[[str], None] | None = None,
+        reads: Mapping[str, Sequence[str]] | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.stage, self.table, self.state = stage, dict(table), state
         self.headings, self.on_step = headings, on_step
+        self.reads = {name: tuple((reads or {}).get(name, ())) for name in self.table}
+        # as a record keeps them after a JSON round trip (tuples become lists), so equal settings compare equal
+        self.settings = {name: json.loads(json.dumps((settings or {}).get(name, {}))) for name in self.table}
 
     @property
     def names(self) -> list[str]:
@@ -112,10 +153,21 @@ class StepRunner:
         `force` reruns steps recorded earlier. The parent run ends FINISHED once every step of the
         table is recorded, FAILED when a step raises, and stays open after a slice that leaves steps.
         """
+        chosen = self.names if steps is None else list(steps)
+        last = max(self.names.index(step) for step in chosen) if chosen else -1
+        for step in self.names[:last]:  # steps this run reads but will not run
+            reason = self.outdated(step) if step not in chosen else None
+            if reason is not None:
+                log.info(
+                    "! %s: %s, but this run does not include it, so its earlier outputs are used",
+                    step,
+                    reason,
+                    extra=logs.stage(self.stage),
+                )
         tracker = self._parent(tracking, start_run)
         try:
             with tracker.as_parent():
-                for step in self.names if steps is None else steps:
+                for step in chosen:
                     self._run_step(step, tracker, force)
         except BaseException:
             tracker.finish("FAILED")
@@ -132,10 +184,30 @@ class StepRunner:
         self.state.save()
         return tracker
 
+    def outdated(self, step: str) -> str | None:
+        """Why a recorded step is not the one this run asks for (None when it is, or when it has not run)."""
+        record = self.state.steps.get(step)
+        if record is None:
+            return None
+        settings = self.settings[step]
+        if "settings" not in record and settings:
+            return "the earlier run did not record its settings"
+        if record.get("settings", {}) != settings:
+            return f"changed since the earlier run: {changed_settings(record['settings'], settings)}"
+        inputs = record.get("inputs")  # absent in records written before steps kept their inputs
+        if inputs is not None:
+            remade = [name for name in self.reads[step] if inputs.get(name) != self.state.key(name)]
+            if remade:
+                return f"{' and '.join(remade)} {'was' if len(remade) == 1 else 'were'} made again since it ran"
+        return None
+
     def _run_step(self, step: str, tracker: Tracker, force: bool) -> None:
         if step in self.state.steps and not force:
-            log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage(self.stage))
-            return
+            reason = self.outdated(step)
+            if reason is None:
+                log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage(self.stage))
+                return
+            log.info("↻ %s: %s; running it again", step, reason, extra=logs.stage(self.stage))
         if self.headings:
             log.info(step, extra=logs.HEADING)
         began = time.time()
@@ -143,6 +215,12 @@ class StepRunner:
         if self.on_step is not None:
             self.on_step(step)
         seconds = round(time.time() - began, 2)
-        self.state.steps[step] = {"outputs": outputs, "seconds": seconds}
+        inputs = {name: self.state.key(name) for name in self.reads[step]}
+        self.state.steps[step] = {
+            "outputs": outputs,
+            "seconds": seconds,
+            "settings": self.settings[step],
+            "inputs": inputs,
+        }
         self.state.save()
         tracker.log_metrics({f"{self.stage}/{step}_seconds": seconds})

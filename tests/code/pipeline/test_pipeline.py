@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from semcse.config import ConfigError, load_config
-from semcse.pipeline import STEPS, Pipeline
+from semcse.data.modes import AUTO
+from semcse.pipeline import STEPS, Pipeline, step_settings
 from semcse.steps import StepState, step_range
 from semcse.tracking import Tracker, alias_version
 from tests.paths import REPO
@@ -33,6 +34,17 @@ def test_missing_generation_model_fails_before_any_work(pipeline_config):
     with pytest.raises(ConfigError, match="generation.model is not set"):
         Pipeline(cfg).run()
     assert not (Path(cfg.run_dir) / "corpus").exists()
+
+
+def test_a_steps_settings_are_what_shapes_its_outputs():
+    """`auto` is recorded as the recipe it stands for, so a version that changes it retrains; more workers do not."""
+    auto = step_settings(load_config(None, ["training.pairs=auto"]))
+    assert auto["train"]["training.pairs"] == AUTO["pairs"]
+    assert auto["train"]["training.temperature"] == AUTO["temperature"]
+    wider = step_settings(load_config(None, ["training.pairs=auto", "training.num_workers=8", "evaluation.actors=4"]))
+    assert wider == auto
+    other = step_settings(load_config(None, ["training.pairs=auto", "pipeline.guards=[knn:knn_accuracy]"]))
+    assert [step for step in STEPS if other[step] != auto[step]] == ["register"]
 
 
 @pytest.mark.parametrize("generated", [True, False])
@@ -95,6 +107,14 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
         [parent.info.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{again.parent_run_id}'"
     )
     assert {r.info.run_name for r in children} >= {"train-crops"}
+
+    # a changed promotion rule decides again on the same evaluation; nothing else is redone
+    stricter = cfg.model_copy(update={"pipeline": cfg.pipeline.model_copy(update={"guards": ["knn:knn_accuracy"]})})
+    decided = Pipeline(stricter).run()
+    assert decided.steps["register"]["settings"]["pipeline.guards"] == ["knn:knn_accuracy"]
+    assert {step: decided.steps[step] for step in STEPS if step != "register"} == {
+        step: again.steps[step] for step in STEPS if step != "register"
+    }
 
 
 @pytest.mark.slow

@@ -94,3 +94,59 @@ def test_a_slice_leaves_the_parent_run_open_until_every_step_is_recorded(tmp_pat
     assert client.get_run(state.parent_run_id).info.status == "FINISHED"
     forced = runner.run(tracking, lambda: Tracker.start(tracking, run_name="unused"), ["second"], force=True)
     assert steps.runs("second") == 2 and forced.steps["second"]["outputs"]["file"].endswith("second.txt")
+
+
+def _runner(directory: Path, steps: Steps, settings: dict) -> StepRunner:
+    """`second` reads `first`; `third` reads nothing; `settings` shapes each step."""
+    reads = {"second": ("first",)}
+    return StepRunner("steps", steps.table(), StepState.load(str(directory)), reads=reads, settings=settings)
+
+
+def _lines(caplog) -> list[str]:
+    """The runner's verdicts on recorded steps (not the headings of the steps it runs)."""
+    return [r.getMessage() for r in caplog.records if r.name == "semcse.steps" and r.getMessage()[0] in "✓↻!"]
+
+
+def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tmp_path: Path, tracking, caplog):
+    """A changed recipe must not be answered with the earlier run's model, nor with outputs built on it."""
+    steps = Steps(tmp_path)
+    start = lambda: Tracker.start(tracking, run_name="steps-test")  # noqa: E731
+    settings = {"first": {"lr": 1e-5, "mix": ("crops", "title")}, "third": {"k": 10}}
+    _runner(tmp_path, steps, settings).run(tracking, start)
+    _runner(tmp_path, steps, settings).run(tracking, start)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1), "same settings: reused"
+
+    caplog.clear()
+    with caplog.at_level("INFO", logger="semcse.steps"):
+        _runner(tmp_path, steps, settings | {"first": {"lr": 3e-5, "mix": ["crops", "title"]}}).run(tracking, start)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 1)
+    assert _lines(caplog) == [
+        "↻ first: changed since the earlier run: lr 1e-05 → 3e-05; running it again",
+        "↻ second: first was made again since it ran; running it again",
+        "✓ third: done in an earlier run, skipped",
+    ]
+    assert StepState.load(str(tmp_path)).steps["first"]["settings"] == {"lr": 3e-5, "mix": ["crops", "title"]}
+
+    caplog.clear()
+    with caplog.at_level("INFO", logger="semcse.steps"):
+        _runner(tmp_path, steps, settings | {"third": {"k": 20}}).run(tracking, start, ["third"])
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 2)
+    assert _lines(caplog)[0] == (
+        "! first: changed since the earlier run: lr 3e-05 → 1e-05, but this run does not include it, "
+        "so its earlier outputs are used"
+    )
+
+
+def test_a_step_recorded_without_settings_runs_again(tmp_path: Path, tracking, caplog):
+    """State written before steps kept their settings: what made those outputs is unknown, so they are remade."""
+    steps = Steps(tmp_path)
+    start = lambda: Tracker.start(tracking, run_name="steps-test")  # noqa: E731
+    _run(tmp_path, tracking, steps)
+    state = StepState.load(str(tmp_path))
+    for record in state.steps.values():
+        del record["settings"], record["inputs"]
+    state.save()
+    with caplog.at_level("INFO", logger="semcse.steps"):
+        _runner(tmp_path, steps, {"second": {"lr": 1e-5}}).run(tracking, start)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 2, 1)
+    assert "↻ second: the earlier run did not record its settings; running it again" in _lines(caplog)
