@@ -14,9 +14,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`: the suite's loopback helpers
 
+from semcse import logs  # noqa: E402
 from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
 from semcse.resources import data_dir  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
+
+# Output as the CLI sets it, from the start: a benchmark loads models (its baselines, its run preparation)
+# before its first Ray call, and without this each load drew transformers' "Loading weights" bar.
+logs.configure()
 
 OHSUMED = (Path(__file__).resolve().parents[1] / data_dir()).resolve() / "ohsumed.parquet"
 

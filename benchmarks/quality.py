@@ -138,6 +138,31 @@ def last_step_model(run_dir: Path) -> Path | None:
 
 
 RECORD = "benchmark_wall.json"
+AVERAGED = "+base"  # the suffix of a model's name once its weights are averaged with the base's
+
+
+def averaged_with_base(model_dir: Path, weight: float, out: Path) -> Path:
+    """`model_dir` with every weight set to (1 − weight)·trained + weight·base (WiSE-FT, Wortsman et al., CVPR 2022):
+    the fine-tuned model interpolated back toward the model it started from, which in that paper keeps most of the
+    in-domain gain and gives back what fine-tuning cost elsewhere. Written once into `out`."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    if (out / "model.safetensors").is_file():
+        return out
+    base = load_file(str(minilm_dir() / "model.safetensors"))
+    trained = load_file(str(model_dir / "model.safetensors"))
+    for name, tensor in trained.items():
+        if name not in base or base[name].shape != tensor.shape:
+            raise SystemExit(f"{model_dir} is not all-MiniLM-L6-v2 fine-tuned: {name} differs from the base's")
+    shutil.copytree(model_dir, out, dirs_exist_ok=True)
+    averaged = {
+        name: ((1 - weight) * tensor.float() + weight * base[name].float()).to(tensor.dtype)
+        for name, tensor in trained.items()
+    }
+    save_file(averaged, str(out / "model.safetensors"))
+    return out
 
 
 def once(out: Path, marker: str, record: Path, fit: Callable[[], tuple[Path, float]]) -> tuple[Path, float | None]:
@@ -222,6 +247,16 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         args.workers,
         **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
+    trained_models = [model for model in models if model.name != "base"]
+    if args.average_with_base:
+        weight = args.average_with_base
+        models += [
+            ModelRef(
+                f"{model.name}{AVERAGED}",
+                str(averaged_with_base(Path(model.ref), weight, work / f"averaged-{weight:g}" / model.name)),
+            )
+            for model in trained_models
+        ]
     results = score(models, labelled, cs, cfg, work, args.sets)
     table = figures(results)
     scored = {model.name for model in models}
@@ -230,6 +265,8 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     with_st = "auto" in names and not args.no_st
     pairs += [(f"auto-{s}" if f"auto-{s}" in scored else "base", f"st-{s}") for s in args.seeds if with_st]
     pairs += [(f"st-{s}", "base") for s in args.seeds if with_st and f"auto-{s}" in scored]  # else reversed above
+    for model in trained_models if args.average_with_base else []:
+        pairs += [(f"{model.name}{AVERAGED}", "base"), (f"{model.name}{AVERAGED}", model.name)]
     diffs = differences(results, pairs)
     runs_frame = pd.DataFrame(runs)
     print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
@@ -293,7 +330,8 @@ def summary(found: dict[str, Any]) -> str:
     difference from the base model, and in how many seeds that difference's 95% interval excludes zero.
 
     Rows: the base model (its value and interval), each recipe as delivered (the guarded best step) and at its
-    last step, sentence-transformers given auto's pairs, and last the paired difference auto − sentence-transformers.
+    last step, sentence-transformers given auto's pairs, and last the paired difference auto − sentence-transformers;
+    with `--average-with-base`, each of those models averaged with the base as well.
     """
     seeds = found["args"]["seeds"]
     tables = {suite: figures["table"] for suite, figures in found["figures"].items()}
@@ -327,15 +365,27 @@ def summary(found: dict[str, Any]) -> str:
         name = f"{recipe}-{seed}-last"
         return name if name in tables["ohsumed"] else f"{recipe}-{seed}"
 
+    def row(models: list[str]) -> dict[str, str]:
+        return {name: cell(models, bases, *where) for name, where in columns.items()}
+
+    def averaged(models: list[str]) -> list[str]:
+        return [f"{m}{AVERAGED}" if m in tables["ohsumed"] else m for m in models]  # the base averaged is the base
+
     bases = ["base"] * len(seeds)
+    with_averages = any(model.endswith(AVERAGED) for model in tables["ohsumed"])
     rows = {"base": {name: base_cell(*where) for name, where in columns.items()}}
     for recipe in [name for name in RECIPES if name in trained]:
         delivered, final = [f"{recipe}-{s}" for s in seeds], [last(recipe, s) for s in seeds]
-        rows[f"{recipe}, delivered"] = {name: cell(delivered, bases, *where) for name, where in columns.items()}
-        rows[f"{recipe}, last step"] = {name: cell(final, bases, *where) for name, where in columns.items()}
+        rows[f"{recipe}, delivered"] = row(delivered)
+        rows[f"{recipe}, last step"] = row(final)
+        if with_averages:
+            rows[f"{recipe}, delivered, averaged with the base"] = row(averaged(delivered))
+            rows[f"{recipe}, last step, averaged with the base"] = row(averaged(final))
     sts, autos = [f"st-{s}" for s in seeds], [f"auto-{s}" for s in seeds]
     if all(st in tables["ohsumed"] for st in sts):
-        rows["sentence-transformers, auto's pairs"] = {name: cell(sts, bases, *w) for name, w in columns.items()}
+        rows["sentence-transformers, auto's pairs"] = row(sts)
+        if with_averages:
+            rows["sentence-transformers, averaged with the base"] = row(averaged(sts))
         rows["auto delivered − sentence-transformers"] = {
             name: cell(autos, sts, *where, value=False) for name, where in columns.items()
         }
@@ -480,6 +530,13 @@ def main() -> None:
         help="our recipes to train (sentence-transformers trains on auto's pairs, so only with auto)",
     )
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
+    parser.add_argument(
+        "--average-with-base",
+        type=float,
+        metavar="W",
+        help="also score every trained model (ours and ST) with its weights averaged with the base's: "
+        "(1 − W)·trained + W·base (WiSE-FT); 0.5 is that paper's default",
+    )
     parser.add_argument("--scratch-arch", default="bert-mini")
     parser.add_argument("--scratch-steps", type=int, default=300)
     parser.add_argument("--scratch-batch", type=int, default=64)
@@ -494,6 +551,8 @@ def main() -> None:
         help="print a saved run's table (recipes or scratch), run nothing",
     )
     args = parser.parse_args()
+    if args.average_with_base is not None and not 0 < args.average_with_base < 1:
+        parser.error("--average-with-base takes the base's share of the weights, between 0 and 1")
     if args.summarise:
         found = json.loads(args.summarise.read_text())
         print(scratch_summary(found) if found.get("part") == "scratch" else summary(found))
