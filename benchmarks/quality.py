@@ -144,24 +144,28 @@ AVERAGED = "+base"  # the suffix of a model's name once its weights are averaged
 def averaged_with_base(model_dir: Path, weight: float, out: Path) -> Path:
     """`model_dir` with every weight set to (1 − weight)·trained + weight·base (WiSE-FT, Wortsman et al., CVPR 2022):
     the fine-tuned model interpolated back toward the model it started from, which in that paper keeps most of the
-    in-domain gain and gives back what fine-tuning cost elsewhere. Written once into `out`."""
+    in-domain gain and gives back what fine-tuning cost elsewhere. Written once into `out`, whole: it is built
+    beside it and renamed last, so a killed run never leaves the trained weights under the averaged name."""
     import shutil
 
     from safetensors.torch import load_file, save_file
 
-    if (out / "model.safetensors").is_file():
+    if out.is_dir():
         return out
     base = load_file(str(minilm_dir() / "model.safetensors"))
     trained = load_file(str(model_dir / "model.safetensors"))
     for name, tensor in trained.items():
         if name not in base or base[name].shape != tensor.shape:
             raise SystemExit(f"{model_dir} is not all-MiniLM-L6-v2 fine-tuned: {name} differs from the base's")
-    shutil.copytree(model_dir, out, dirs_exist_ok=True)
+    partial = out.with_name(f"{out.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(model_dir, partial, ignore=shutil.ignore_patterns("model.safetensors"))
     averaged = {
         name: ((1 - weight) * tensor.float() + weight * base[name].float()).to(tensor.dtype)
         for name, tensor in trained.items()
     }
-    save_file(averaged, str(out / "model.safetensors"))
+    save_file(averaged, str(partial / "model.safetensors"))
+    partial.rename(out)
     return out
 
 

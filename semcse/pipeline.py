@@ -25,6 +25,7 @@ from semcse.steps import Outputs, StepRunner, StepState, step_range
 from semcse.tracking import Tracker, set_alias
 
 log = logging.getLogger(__name__)
+UPDATES_DIR = "updates"  # under the run directory: one directory per `semcse pipeline --add` (`semcse.update`)
 
 
 class Pipeline:
@@ -45,6 +46,8 @@ class Pipeline:
         """Steps `start` to `until` (default: all); those an earlier run finished are skipped unless `force`."""
         steps = step_range(list(STEPS), start, until)
         self._check_ready(steps)
+        if "validate" in steps and not force:
+            self._keep_added_papers()
         from semcse.runtime import connect
 
         self.cfg = connect(self.cfg)
@@ -66,6 +69,21 @@ class Pipeline:
             raise ConfigError(
                 f"training.pairs={self.cfg.training.pairs!r} trains on generated texts but generation.model is not "
                 "set; set it, or use training.pairs=crops for the LLM-free mode"
+            )
+
+    def _keep_added_papers(self) -> None:
+        """Refuse to validate again (changed corpus settings) over a corpus that updates have grown.
+
+        Validation writes the corpus afresh from `corpus.path`, and the papers `semcse pipeline --add`
+        put into it would be gone from everything rebuilt on it.
+        """
+        reason = self.runner.outdated("validate")
+        updates = storage.names(storage.join(self.run_dir, UPDATES_DIR))
+        if reason is not None and updates:
+            raise ConfigError(
+                f"validate: {reason}, but {len(updates)} update(s) under {storage.join(self.run_dir, UPDATES_DIR)} "
+                "added papers to this run's corpus, and validating again from corpus.path would drop them; build "
+                "into a new run_dir, or pass --force to rebuild this one from corpus.path alone"
             )
 
     def validate(self) -> dict[str, Any]:
@@ -283,17 +301,27 @@ READS: dict[str, tuple[str, ...]] = {
 SHAPED_BY: dict[str, tuple[str, ...]] = {
     "validate": ("corpus",),
     "generate": ("generation",),
-    "train": ("training",),
+    "train": ("training", "evaluation.agreement_k"),  # the label guard's neighbours decide the delivered step
     "evaluate": ("evaluation",),
     "register": ("pipeline.metric", "pipeline.guards"),
     "index": ("pipeline.build_index", "evaluation.max_length", "evaluation.pooling"),
-    "map": ("map", "pipeline.build_map"),
+    "map": ("map", "pipeline.build_map", "evaluation.max_length", "evaluation.pooling"),
     "serve": ("serve", "pipeline.deploy", "pipeline.serve_config"),
 }
-# How a step runs, not what it makes: changing these never redoes a finished step (more workers for
-# a resumed run must not retrain a finished model).
-HOW_IT_RUNS = frozenset(
+# Not what a step makes: how it runs (more workers for a resumed run must not retrain a finished
+# model), and what the pipeline sets itself (where each step writes, what it reads from another).
+NOT_SHAPING = frozenset(
     {
+        "generation.out",
+        "training.out",
+        "training.texts",
+        "evaluation.out",
+        "evaluation.models",
+        "map.out",
+        "serve.encoder",
+        "serve.index",
+        "serve.map",
+        "serve.texts",
         "generation.batch_size",
         "generation.concurrency",
         "generation.num_cpus_per_actor",
@@ -318,7 +346,7 @@ HOW_IT_RUNS = frozenset(
 
 
 def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
-    """Each step's settings (`SHAPED_BY` less `HOW_IT_RUNS`) from the run config as the user gave it.
+    """Each step's settings (`SHAPED_BY` less `NOT_SHAPING`) from the run config as the user gave it.
 
     `training.pairs: auto` is already the recipe it stands for here, so a version that changes `auto`
     retrains a run made with the earlier one.
@@ -330,6 +358,6 @@ def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
         for name in names:
             section, _, key = name.partition(".")
             values = {key: data[section][key]} if key else data[section]
-            chosen |= {f"{section}.{k}": v for k, v in values.items() if f"{section}.{k}" not in HOW_IT_RUNS}
+            chosen |= {f"{section}.{k}": v for k, v in values.items() if f"{section}.{k}" not in NOT_SHAPING}
         settings[step] = chosen
     return settings

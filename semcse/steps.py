@@ -12,7 +12,8 @@ A finished step is only reused while it is still the step the run asks for. Each
 settings that shaped the step and a key of each step whose outputs it read; a recorded step whose
 settings changed since (a new recipe, another corpus) or whose inputs were made again (a retrained
 model) runs again, and says why. Otherwise a user who changes a setting, or upgrades to a version
-whose defaults changed, would be answered with the earlier run's model.
+whose defaults changed, would be answered with the earlier run's model. Records written before
+steps kept their settings are reused as before, with a line that says `--force` redoes them.
 """
 
 from __future__ import annotations
@@ -154,9 +155,9 @@ class StepRunner:
         table is recorded, FAILED when a step raises, and stays open after a slice that leaves steps.
         """
         chosen = self.names if steps is None else list(steps)
-        last = max(self.names.index(step) for step in chosen) if chosen else -1
-        for step in self.names[:last]:  # steps this run reads but will not run
-            reason = self.outdated(step) if step not in chosen else None
+        read = self._read_by(chosen)
+        for step in [name for name in self.names if name in read and name not in chosen]:  # read, not run
+            reason = self.outdated(step)
             if reason is not None:
                 log.info(
                     "! %s: %s, but this run does not include it, so its earlier outputs are used",
@@ -184,15 +185,28 @@ class StepRunner:
         self.state.save()
         return tracker
 
+    def _read_by(self, steps: Sequence[str]) -> set[str]:
+        """The steps whose outputs `steps` use, directly or through other steps."""
+        found: set[str] = set()
+        waiting = [read for step in steps for read in self.reads[step]]
+        while waiting:
+            step = waiting.pop()
+            if step not in found:
+                found.add(step)
+                waiting += self.reads[step]
+        return found
+
     def outdated(self, step: str) -> str | None:
-        """Why a recorded step is not the one this run asks for (None when it is, or when it has not run)."""
+        """Why a recorded step is not the one this run asks for (None when it is, or when it has not run).
+
+        A record written before steps kept their settings counts as current: what made it is unknown,
+        and redoing it could throw away work done on top of it (papers a corpus update added).
+        """
         record = self.state.steps.get(step)
-        if record is None:
+        if record is None or "settings" not in record:
             return None
         settings = self.settings[step]
-        if "settings" not in record and settings:
-            return "the earlier run did not record its settings"
-        if record.get("settings", {}) != settings:
+        if record["settings"] != settings:
             return f"changed since the earlier run: {changed_settings(record['settings'], settings)}"
         inputs = record.get("inputs")  # absent in records written before steps kept their inputs
         if inputs is not None:
@@ -205,7 +219,9 @@ class StepRunner:
         if step in self.state.steps and not force:
             reason = self.outdated(step)
             if reason is None:
-                log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage(self.stage))
+                unrecorded = "settings" not in self.state.steps[step] and self.settings[step]
+                why = " (an earlier version ran it and kept no settings: --force redoes it)" if unrecorded else ""
+                log.info("✓ %s: done in an earlier run, skipped%s", step, why, extra=logs.stage(self.stage))
                 return
             log.info("↻ %s: %s; running it again", step, reason, extra=logs.stage(self.stage))
         if self.headings:

@@ -48,13 +48,12 @@ import pandas as pd
 
 from semcse import storage, versions
 from semcse.config import ConfigError, RunConfig
-from semcse.pipeline import Pipeline
+from semcse.pipeline import UPDATES_DIR, Pipeline
 from semcse.steps import Outputs, StepRunner, StepState
 from semcse.tracking import Tracker
 
 log = logging.getLogger(__name__)
 
-UPDATES_DIR = "updates"
 REQUEST = "request.json"
 NEAREST = 3
 

@@ -47,6 +47,27 @@ def test_a_steps_settings_are_what_shapes_its_outputs():
     assert [step for step in STEPS if other[step] != auto[step]] == ["register"]
 
 
+def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Path, sample_corpus_path):
+    """Validation writes the corpus afresh, so over a grown corpus it is refused (before any work) unless forced."""
+    import json
+
+    from semcse.pipeline import UPDATES_DIR
+
+    cfg = load_config(None, [f"run_dir={tmp_path}", f"corpus.path={sample_corpus_path}"])
+    recorded = step_settings(cfg)["validate"]
+    state = {"steps": {"validate": {"outputs": {"corpus": "c"}, "seconds": 1, "settings": recorded, "inputs": {}}}}
+    (tmp_path / "pipeline.json").write_text(json.dumps(state))
+    (tmp_path / UPDATES_DIR / "0123").mkdir(parents=True)
+    stricter = load_config(
+        None, [f"run_dir={tmp_path}", f"corpus.path={sample_corpus_path}", "corpus.min_abstract_chars=500"]
+    )
+    with pytest.raises(
+        ConfigError, match=r"corpus.min_abstract_chars 20 → 500, but 1 update\(s\) under .* would drop them"
+    ):
+        Pipeline(stricter).run(until="validate")
+    Pipeline(cfg)._keep_added_papers()  # the same settings: nothing to refuse
+
+
 @pytest.mark.parametrize("generated", [True, False])
 def test_the_serve_step_serves_the_explorer_with_the_runs_texts(tmp_path: Path, monkeypatch, generated: bool):
     """Search (with the generated texts, when the run made some: the papers' summaries) and map, for the explorer."""

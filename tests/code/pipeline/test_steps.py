@@ -129,16 +129,19 @@ def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tm
 
     caplog.clear()
     with caplog.at_level("INFO", logger="semcse.steps"):
-        _runner(tmp_path, steps, settings | {"third": {"k": 20}}).run(tracking, start, ["third"])
+        _runner(tmp_path, steps, settings | {"third": {"k": 20}}).run(tracking, start, ["second", "third"])
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 2)
-    assert _lines(caplog)[0] == (
+    assert _lines(caplog) == [
         "! first: changed since the earlier run: lr 3e-05 → 1e-05, but this run does not include it, "
-        "so its earlier outputs are used"
-    )
+        "so its earlier outputs are used",
+        "✓ second: done in an earlier run, skipped",
+        "↻ third: changed since the earlier run: k 10 → 20; running it again",
+    ]
 
 
-def test_a_step_recorded_without_settings_runs_again(tmp_path: Path, tracking, caplog):
-    """State written before steps kept their settings: what made those outputs is unknown, so they are remade."""
+def test_a_step_recorded_without_settings_is_kept_and_says_so(tmp_path: Path, tracking, caplog):
+    """State written before steps kept their settings: what made it is unknown, and redoing it could drop work built
+    on it (papers an update added), so it is reused, with a line that says how to redo it."""
     steps = Steps(tmp_path)
     start = lambda: Tracker.start(tracking, run_name="steps-test")  # noqa: E731
     _run(tmp_path, tracking, steps)
@@ -148,5 +151,10 @@ def test_a_step_recorded_without_settings_runs_again(tmp_path: Path, tracking, c
     state.save()
     with caplog.at_level("INFO", logger="semcse.steps"):
         _runner(tmp_path, steps, {"second": {"lr": 1e-5}}).run(tracking, start)
-    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 2, 1)
-    assert "↻ second: the earlier run did not record its settings; running it again" in _lines(caplog)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1)
+    assert _lines(caplog) == [
+        "✓ first: done in an earlier run, skipped",
+        "✓ second: done in an earlier run, skipped"
+        " (an earlier version ran it and kept no settings: --force redoes it)",
+        "✓ third: done in an earlier run, skipped",
+    ]
