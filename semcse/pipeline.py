@@ -78,10 +78,11 @@ class Pipeline:
         put into it would be gone from everything rebuilt on it.
         """
         reason = self.runner.outdated("validate")
-        updates = storage.names(storage.join(self.run_dir, UPDATES_DIR))
+        root = storage.join(self.run_dir, UPDATES_DIR)
+        updates = storage.names(root)
         if reason is not None and updates:
             raise ConfigError(
-                f"validate: {reason}, but {len(updates)} update(s) under {storage.join(self.run_dir, UPDATES_DIR)} "
+                f"validate: {reason}, but {len(updates)} update(s) under {root} "
                 "added papers to this run's corpus, and validating again from corpus.path would drop them; build "
                 "into a new run_dir, or pass --force to rebuild this one from corpus.path alone"
             )

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from semcse import logs, storage
-from semcse.config import ConfigError, TrackingConfig
+from semcse.config import ConfigError, TrackingConfig, flatten
 from semcse.data.shards import content_key
 from semcse.tracking import Tracker
 
@@ -77,19 +77,9 @@ class StepState:
         return content_key([record["outputs"], record.get("inputs")], record.get("settings"))
 
 
-def _flat(settings: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for name, value in settings.items():
-        if isinstance(value, Mapping):
-            flat |= _flat(value, f"{prefix}{name}.")
-        else:
-            flat[f"{prefix}{name}"] = value
-    return flat
-
-
-def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+def changed_settings(before: dict[str, Any], now: dict[str, Any]) -> str:
     """`a.b 0.05 → 0.1, c.d 3 → 4 and 2 more`: what differs between two settings, for one line."""
-    old, new = _flat(before), _flat(now)
+    old, new = flatten(before), flatten(now)
     names = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
     shown = ", ".join(f"{name} {old.get(name)} → {new.get(name)}" for name in names[:SHOWN_CHANGES])
     return shown + (f" and {len(names) - SHOWN_CHANGES} more" if len(names) > SHOWN_CHANGES else "")
