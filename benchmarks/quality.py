@@ -205,6 +205,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     cs = cs_queries(work, args.cs_papers)
     models = [ModelRef("base", str(minilm_dir()))]
     runs = []
+    averaged_in_training: set[str] = set()  # their candidates already were (`training.average_with_base`)
     # a fixed recipe with auto's pairs is auto (with the study's temperature and learning rate): run it once
     names = {
         name: pairs
@@ -232,7 +233,14 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             prepared = prepare(cfg)
             encoder, wall = trained(cfg, prepared, run_dir)
             status = json.loads((encoder / STATUS_FILE).read_text())
-            runs.append({"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall} | status)
+            averaging = prepared.training.average_with_base
+            runs.append(
+                {"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall}
+                | status
+                | {"average_with_base": averaging}
+            )
+            if averaging:
+                averaged_in_training.update({f"{name}-{seed}", f"{name}-{seed}-last"})
             if status["best_step"] > 0:  # otherwise the delivered model is the base model itself: scored as `base`
                 models.append(ModelRef(f"{name}-{seed}", str(encoder)))
             last = last_step_model(run_dir / "run")
@@ -251,7 +259,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         args.workers,
         **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
-    trained_models = [model for model in models if model.name != "base"]
+    trained_models = [model for model in models if model.name not in {"base"} | averaged_in_training]
     if args.average_with_base:
         weight = args.average_with_base
         models += [
@@ -375,20 +383,24 @@ def summary(found: dict[str, Any]) -> str:
     def averaged(models: list[str]) -> list[str]:
         return [f"{m}{AVERAGED}" if m in tables["ohsumed"] else m for m in models]  # the base averaged is the base
 
+    def with_averages(models: list[str]) -> bool:
+        return any(f"{m}{AVERAGED}" in tables["ohsumed"] for m in models)
+
     bases = ["base"] * len(seeds)
-    with_averages = any(model.endswith(AVERAGED) for model in tables["ohsumed"])
+    in_training = {run["model"].rsplit("-", 1)[0] for run in found["runs"] if run.get("average_with_base")}
     rows = {"base": {name: base_cell(*where) for name, where in columns.items()}}
     for recipe in [name for name in RECIPES if name in trained]:
         delivered, final = [f"{recipe}-{s}" for s in seeds], [last(recipe, s) for s in seeds]
-        rows[f"{recipe}, delivered"] = row(delivered)
-        rows[f"{recipe}, last step"] = row(final)
-        if with_averages:
+        label = f"{recipe} (averaged with the base in training)" if recipe in in_training else recipe
+        rows[f"{label}, delivered"] = row(delivered)
+        rows[f"{label}, last step"] = row(final)
+        if with_averages(delivered + final):
             rows[f"{recipe}, delivered, averaged with the base"] = row(averaged(delivered))
             rows[f"{recipe}, last step, averaged with the base"] = row(averaged(final))
     sts, autos = [f"st-{s}" for s in seeds], [f"auto-{s}" for s in seeds]
     if all(st in tables["ohsumed"] for st in sts):
         rows["sentence-transformers, auto's pairs"] = row(sts)
-        if with_averages:
+        if with_averages(sts):
             rows["sentence-transformers, averaged with the base"] = row(averaged(sts))
         rows["auto delivered − sentence-transformers"] = {
             name: cell(autos, sts, *where, value=False) for name, where in columns.items()
@@ -538,7 +550,8 @@ def main() -> None:
         "--average-with-base",
         type=float,
         metavar="W",
-        help="also score every trained model (ours and ST) with its weights averaged with the base's: "
+        help="also score every trained model (ST, and ours unless its run averaged already: "
+        "training.average_with_base) with its weights averaged with the base's: "
         "(1 − W)·trained + W·base (WiSE-FT); 0.5 is that paper's default",
     )
     parser.add_argument("--scratch-arch", default="bert-mini")

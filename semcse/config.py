@@ -277,6 +277,11 @@ class TrainingConfig(Section):
     decisions read smooth ranks at a fixed cosine scale (`rank_softness`), which still move when a strong
     base model already ranks nearly every true match first.
 
+    `average_with_base` w > 0 makes every candidate, the base model's step 0 aside, the step's
+    weights averaged with the base model's, (1 − w)·trained + w·base (WiSE-FT): that is what
+    validation scores, the guards judge and the run delivers, while training continues from the
+    trained weights (`training.averaging`; not under ZeRO-3, which partitions the weights).
+
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
     pairs, temperature and learning rate apply unless set. Title pairs skip titles under
@@ -318,6 +323,7 @@ class TrainingConfig(Section):
     warmup_steps: int | None = Field(None, ge=0)
     max_steps: int = Field(1000, gt=0)
     temperature: float | None = Field(None, gt=0)
+    average_with_base: float = Field(0.0, ge=0, lt=1)
     margin: float = Field(1.0, gt=0)
     anchor_l2_weight: float = Field(1 / 250, ge=0)
     positive_mix: PositiveMix = Field(default_factory=PositiveMix)
@@ -380,6 +386,11 @@ class TrainingConfig(Section):
             raise ValueError(
                 "zero_stage 0 with use_gpu: DeepSpeed's stage-0 bf16 optimizer keeps its fp32 master weights where "
                 "the export cannot read them; use zero_stage 1, 2 (the GPU default) or 3"
+            )
+        if self.average_with_base and self.effective_zero_stage == 3:
+            raise ValueError(
+                "average_with_base with ZeRO-3: each worker holds only a shard of the weights the candidate "
+                "averages; use zero_stage 2 (the GPU default) or set average_with_base 0"
             )
         if self.batch_size % self.num_workers:
             raise ValueError(

@@ -36,7 +36,12 @@ LLM_FREE = ("crops", "dropout", "title")
 # lives on its few hardest in-batch negatives, most often papers on the same topic, and every run lost validation
 # label agreement; at τ 0.2 it kept the topics but ranked pairs worse than the base; τ 0.1 ranks them better with
 # label agreement within the guard's margin. The full grid is for a GPU node.
-AUTO: dict[str, Any] = {"pairs": "crops:0.5+title:0.5", "temperature": 0.1, "learning_rate": 3.0e-5}
+AUTO: dict[str, Any] = {
+    "pairs": "crops:0.5+title:0.5",
+    "temperature": 0.1,
+    "learning_rate": 3.0e-5,
+    "average_with_base": 0.5,
+}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ A checkpoint directory holds:
   rank under ZeRO); each worker writes its shards locally and Ray Train merges every worker's
   files into one persisted checkpoint;
 - `model/`: the encoder at that step as a sentence-transformers directory (rank 0), so the best
-  checkpoint *is* the deliverable and needs no conversion from ZeRO shards;
+  checkpoint *is* the deliverable and needs no conversion from ZeRO shards; with
+  `training.average_with_base` it holds the step's weights averaged with the base model's
+  (`averaging`), while `deepspeed/` keeps the trained ones that a resumed run continues from;
 - `loop_state.json`: step, best score and patience counter, so early stopping resumes exactly.
 """
 
@@ -23,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from semcse.training.averaging import BaseAverage
 from semcse.training.validation import GUARDED_CHECKS, paired_change, significantly_better, significantly_worse
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
@@ -123,13 +126,24 @@ def _floats(values: np.ndarray | None) -> list[float] | None:
     return None if values is None else [float(x) for x in values]
 
 
-def save(engine: Any, state: LoopState, directory: Path, rank: int, model_factory: Callable[[], Any]) -> Path:
-    """Write this worker's part of a checkpoint into `directory` (a collective: every rank calls it)."""
+def save(
+    engine: Any,
+    state: LoopState,
+    directory: Path,
+    rank: int,
+    model_factory: Callable[[], Any],
+    average: BaseAverage,
+) -> Path:
+    """Write this worker's part of a checkpoint into `directory` (a collective: every rank calls it).
+
+    The DeepSpeed state holds the trained weights; the exported model is the candidate `average` makes of them.
+    """
     engine.save_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
     if engine.bfloat16_enabled():
-        _save_fp32_model(engine, directory / MODEL_DIR, rank, model_factory)
+        _save_fp32_model(engine, directory / MODEL_DIR, rank, model_factory, average)
     else:
-        _save_model(engine, directory / MODEL_DIR, rank)
+        with average.candidate(engine.module):
+            _save_model(engine, directory / MODEL_DIR, rank)
     if rank == 0:
         (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
     return directory
@@ -150,12 +164,14 @@ def _save_model(engine: Any, out: Path, rank: int) -> None:
             engine.module.save(out)
 
 
-def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[[], Any]) -> None:
+def _save_fp32_model(
+    engine: Any, out: Path, rank: int, model_factory: Callable[[], Any], average: BaseAverage
+) -> None:
     """bf16 training: export the optimizer's fp32 master weights, not the rounded bf16 training copy.
 
     Every rank takes part in assembling each full fp32 parameter (a collective under ZeRO); rank 0
     writes them into a freshly built fp32 model (frozen parameters, which have no master copy, keep
-    the base model's exact fp32 values there) and saves that.
+    the base model's exact fp32 values there) and saves that, averaged with the base by `average`.
     """
     import torch
     from deepspeed.utils import safe_get_full_fp32_param
@@ -172,7 +188,8 @@ def _save_fp32_model(engine: Any, out: Path, rank: int, model_factory: Callable[
     with torch.no_grad():
         for name, value in masters.items():
             if value is not None:
-                target[name].copy_(value.detach().reshape(target[name].shape).float().cpu())
+                trained = value.detach().reshape(target[name].shape).float().cpu()
+                target[name].copy_(average.mixed(name, trained))
     model.save(out)
 
 

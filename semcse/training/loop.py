@@ -5,7 +5,9 @@ evaluation): the training rows sit once in Ray's object store, and every worker 
 of the same seeded global batches (`global_batches`), so workers never fall out of step in the
 collectives and a step's global batch does not depend on how many workers share it. The base
 model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
-delivered. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
+delivered. With `training.average_with_base`, what each evaluation scores and checkpoints is the
+step's weights averaged with the base model's (`averaging`), while training continues from the
+trained weights. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
 collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 reports
 progress (`logging`, which Ray forwards from the worker to the driver's terminal) and logs to MLflow.
 """
@@ -29,6 +31,7 @@ import pandas as pd
 from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints, precision
+from semcse.training.averaging import BaseAverage
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import TEXTS, Objective
 from semcse.training.positives import DRAW
@@ -161,6 +164,7 @@ def train_loop(config: dict[str, Any]) -> None:
 
     started = time.perf_counter()
     model = spec.model_factory()
+    average = BaseAverage(model, cfg.average_with_base)  # before DeepSpeed moves or wraps the base weights
     if not cfg.use_gpu:
         skip_shared_memory_op()
     engine, _, _, scheduler = deepspeed.initialize(
@@ -180,10 +184,18 @@ def train_loop(config: dict[str, Any]) -> None:
     spec, state.cpu_bf16 = _one_precision(spec, state.cpu_bf16, rank, dist, log, state.step)
     cfg = spec.cfg
     start_step = state.step
+    if average.weight and start_step == 0:
+        log(
+            f"every evaluation scores the trained weights averaged with the base model's, "
+            f"{1 - average.weight:g}·trained + {average.weight:g}·base (training.average_with_base): that is the "
+            "model the run checkpoints and delivers, and training continues from the trained weights",
+            {},
+            0,
+        )
     if resumed_from is not None:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
     else:
-        _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, setup)
+        _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, average, setup)
 
     collate = spec.objective.collate_fn(engine.module, cfg.seed)
     rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
@@ -209,7 +221,7 @@ def train_loop(config: dict[str, Any]) -> None:
             )
             meter.reset()
         if clock.due(state.step, rank):
-            stop = _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist)
+            stop = _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, average)
             engine.train()
             meter.reset()
             clock.restart()
@@ -258,18 +270,21 @@ def _evaluate_and_checkpoint(
     log: Callable[[str, dict[str, float], int], None],
     start_step: int,
     dist: Any,
+    average: BaseAverage,
     extra: dict[str, float] | None = None,
 ) -> bool:
     """Validate, update early stopping, report a checkpoint; True when patience is exhausted.
 
     At step 0 this scores and checkpoints the base model, which becomes the best candidate so far:
-    later steps must beat it, and when none does the base is what the run delivers.
+    later steps must beat it, and when none does the base is what the run delivers. The candidate is
+    the step's weights as `average` makes them (the trained weights themselves unless averaging is on).
     """
     import ray.train
     from ray.train import Checkpoint
 
     started = time.perf_counter()
-    validated = _shared_evaluation(engine.module, spec, rank, dist)
+    with average.candidate(engine.module):
+        validated = _shared_evaluation(engine.module, spec, rank, dist)
     metrics = validated.metrics
     improved = state.record(
         metrics["val_score"],
@@ -294,7 +309,7 @@ def _evaluate_and_checkpoint(
     }
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        checkpoints.save(engine, state, Path(tmp), rank, spec.model_factory)
+        checkpoints.save(engine, state, Path(tmp), rank, spec.model_factory, average)
         ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
     if state.step == 0:
         verdict = " (base model: the candidate to beat)"
@@ -391,7 +406,7 @@ def _progress(rank: int, tracker: Any) -> Callable[[str, dict[str, float], int],
         if rank != 0:
             return
         logger.info(line, extra=logs.stage("train"))
-        if tracker is not None:
+        if tracker is not None and metrics:
             tracker.log_metrics({k: v for k, v in metrics.items() if math.isfinite(v)}, step=step)
 
     return log

@@ -2,7 +2,9 @@
 
 DeepSpeed's CPU accelerator runs bf16 too, so the GPU export path is exercised here for real: one
 ZeRO-2 bf16 step, a checkpoint through `checkpoints.save`, and the saved weights compared with the
-fp32 masters (which bf16 cannot represent exactly) and with the bf16 training copy. At stage 0
+fp32 masters (which bf16 cannot represent exactly) and with the bf16 training copy; averaged with the
+base (`training.average_with_base`), the export is the masters' average with the base model's fp32
+weights. At stage 0
 DeepSpeed keeps the masters where they cannot be read, and the export refuses rather than deliver
 the base model's values as trained ones.
 """
@@ -27,6 +29,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
 
     from semcse.config import TrainingConfig
     from semcse.training import checkpoints
+    from semcse.training.averaging import BaseAverage
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 
     cfg = TrainingConfig(
@@ -39,6 +42,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
         zero_stage=stage,
     )
     model = build_encoder(cfg)
+    average = BaseAverage(model, 0.5)
     config = deepspeed_config(cfg) | {"bf16": {"enabled": True}}
     engine, *_ = deepspeed.initialize(
         model=model, model_parameters=parameter_groups(model, cfg.weight_decay), config=config
@@ -51,7 +55,9 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     name, parameter = "backbone.encoder.layer.0.attention.self.query.weight", None
     parameter = dict(engine.module.named_parameters())[name]
     try:
-        checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, functools.partial(build_encoder, cfg))
+        factory = functools.partial(build_encoder, cfg)
+        checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, factory, BaseAverage(model, 0))
+        checkpoints.save(engine, checkpoints.LoopState(), Path(out, "averaged"), 0, factory, average)
     except RuntimeError as error:
         Path(out, "refused.txt").write_text(str(error))
         return
@@ -59,6 +65,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
         "dtype": str(parameter.dtype),
         "master": safe_get_full_fp32_param(parameter).flatten().tolist(),
         "bf16": parameter.detach().float().flatten().tolist(),
+        "base": average.values[name].flatten().tolist(),
     }
     Path(out, "expected.json").write_text(json.dumps(record))
 
@@ -90,3 +97,8 @@ def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_p
     exported = weights.detach().flatten().numpy()
     np.testing.assert_array_equal(exported, np.float32(expected["master"]))
     assert not np.array_equal(exported, np.float32(expected["bf16"])), "the export is the rounded bf16 copy"
+
+    averaged = TextEncoder.load(tmp_path / "averaged" / MODEL_DIR)
+    weights = dict(averaged.named_parameters())["backbone.encoder.layer.0.attention.self.query.weight"]
+    halfway = 0.5 * np.float32(expected["master"]) + 0.5 * np.float32(expected["base"])
+    np.testing.assert_allclose(weights.detach().flatten().numpy(), halfway, rtol=1e-6, atol=1e-7)
