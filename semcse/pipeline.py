@@ -40,7 +40,14 @@ class Pipeline:
         self.run_dir = storage.normalize(cfg.run_dir)
         self.state = StepState.load(self.run_dir)
         table = {name: partial(step, self) for name, step in STEPS.items()}
-        self.runner = StepRunner("pipeline", table, self.state, reads=READS, settings=step_settings(cfg))
+        self.runner = StepRunner(
+            "pipeline",
+            table,
+            self.state,
+            reads=READS,
+            settings=step_settings(cfg),
+            defaults=step_settings(RunConfig()),
+        )
 
     def run(self, start: str | None = None, until: str | None = None, force: bool = False) -> StepState:
         """Steps `start` to `until` (default: all); those an earlier run finished are skipped unless `force`."""

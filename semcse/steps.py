@@ -77,9 +77,14 @@ class StepState:
         return content_key([record["outputs"], record.get("inputs")], record.get("settings"))
 
 
-def changed_settings(before: dict[str, Any], now: dict[str, Any]) -> str:
-    """`a.b 0.05 → 0.1, c.d 3 → 4 and 2 more`: what differs between two settings, for one line."""
-    old, new = flatten(before), flatten(now)
+def changed_settings(before: dict[str, Any], now: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
+    """`a.b 0.05 → 0.1, c.d 3 → 4 and 2 more`: what differs between two settings, for one line ("" when nothing).
+
+    A setting `before` lacks but `defaults` holds was added by a later version: the run that recorded
+    `before` behaved as its default, so only a value other than the default counts as a change.
+    """
+    old, new, fallback = flatten(before), flatten(now), flatten(defaults or {})
+    old |= {name: value for name, value in fallback.items() if name not in old}
     names = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
     shown = ", ".join(f"{name} {old.get(name)} → {new.get(name)}" for name in names[:SHOWN_CHANGES])
     return shown + (f" and {len(names) - SHOWN_CHANGES} more" if len(names) > SHOWN_CHANGES else "")
@@ -105,7 +110,9 @@ class StepRunner:
     heading line. `on_step(name)` is called after a step's work and before it is recorded (progress
     hooks; tests that stand in for a kill at the worst moment). `reads[step]` names the earlier
     steps whose outputs it uses and `settings[step]` (JSON-serialisable) what shapes its outputs; a
-    step given neither is reused whenever it is recorded.
+    step given neither is reused whenever it is recorded. `defaults[step]` are the values its
+    settings take when nobody sets them: a record from a version that lacked a setting is compared
+    as if it held the default, so a new setting alone never redoes a step.
     """
 
     def __init__(
@@ -117,12 +124,14 @@ class StepRunner:
         on_step: Callable[[str], None] | None = None,
         reads: Mapping[str, Sequence[str]] | None = None,
         settings: Mapping[str, Mapping[str, Any]] | None = None,
+        defaults: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.stage, self.table, self.state = stage, dict(table), state
         self.headings, self.on_step = headings, on_step
         self.reads = {name: tuple((reads or {}).get(name, ())) for name in self.table}
         # as a record keeps them after a JSON round trip (tuples become lists), so equal settings compare equal
         self.settings = {name: json.loads(json.dumps((settings or {}).get(name, {}))) for name in self.table}
+        self.defaults = {name: json.loads(json.dumps((defaults or {}).get(name, {}))) for name in self.table}
 
     @property
     def names(self) -> list[str]:
@@ -195,9 +204,9 @@ class StepRunner:
         record = self.state.steps.get(step)
         if record is None or "settings" not in record:
             return None
-        settings = self.settings[step]
-        if record["settings"] != settings:
-            return f"changed since the earlier run: {changed_settings(record['settings'], settings)}"
+        changed = changed_settings(record["settings"], self.settings[step], self.defaults[step])
+        if changed:
+            return f"changed since the earlier run: {changed}"
         inputs = record.get("inputs")  # absent in records written before steps kept their inputs
         if inputs is not None:
             remade = [name for name in self.reads[step] if inputs.get(name) != self.state.key(name)]

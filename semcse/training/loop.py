@@ -184,14 +184,6 @@ def train_loop(config: dict[str, Any]) -> None:
     spec, state.cpu_bf16 = _one_precision(spec, state.cpu_bf16, rank, dist, log, state.step)
     cfg = spec.cfg
     start_step = state.step
-    if average.weight and start_step == 0:
-        log(
-            f"every evaluation scores the trained weights averaged with the base model's, "
-            f"{1 - average.weight:g}·trained + {average.weight:g}·base (training.average_with_base): that is the "
-            "model the run checkpoints and delivers, and training continues from the trained weights",
-            {},
-            0,
-        )
     if resumed_from is not None:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
     else:
@@ -406,7 +398,7 @@ def _progress(rank: int, tracker: Any) -> Callable[[str, dict[str, float], int],
         if rank != 0:
             return
         logger.info(line, extra=logs.stage("train"))
-        if tracker is not None and metrics:
+        if tracker is not None:
             tracker.log_metrics({k: v for k, v in metrics.items() if math.isfinite(v)}, step=step)
 
     return log

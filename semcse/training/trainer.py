@@ -100,6 +100,12 @@ def prepare(cfg: RunConfig) -> PreparedData:
         if len(excluded):
             reasons = ", ".join(f"{n} {reason}" for reason, n in excluded.items())
             notes.append(f"title pairs: {int(excluded.sum())} of {len(train_corpus)} titles excluded ({reasons})")
+    if tc.average_with_base:
+        w = tc.average_with_base
+        notes.append(
+            f"candidates: every trained step is validated, checkpointed and delivered as {1 - w:g}·trained + "
+            f"{w:g}·base weights (training.average_with_base); training itself continues from the trained ones"
+        )
     notes.append(_guards(cfg, validation))
     return PreparedData(train_rows, validation, counts, tc, notes)
 

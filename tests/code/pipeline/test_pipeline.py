@@ -47,6 +47,24 @@ def test_a_steps_settings_are_what_shapes_its_outputs():
     assert [step for step in STEPS if other[step] != auto[step]] == ["register"]
 
 
+def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp_path: Path):
+    """Adding `training.average_with_base` (default 0) must not retrain a finished crops run; `auto`, which now
+    averages, must."""
+    import json
+
+    def record(pairs: str) -> str | None:
+        cfg = load_config(None, [f"run_dir={tmp_path / pairs}", f"training.pairs={pairs}"])
+        earlier = step_settings(cfg)["train"]
+        del earlier["training.average_with_base"]  # as a version without the setting recorded it
+        (tmp_path / pairs).mkdir()
+        state = {"steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
+        (tmp_path / pairs / "pipeline.json").write_text(json.dumps(state))
+        return Pipeline(cfg).runner.outdated("train")
+
+    assert record("crops") is None
+    assert record("auto") == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
+
+
 def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Path, sample_corpus_path):
     """Validation writes the corpus afresh, so over a grown corpus it is refused (before any work) unless forced."""
     import json

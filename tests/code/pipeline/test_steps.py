@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from semcse.steps import Outputs, Step, StepRunner, StepState
+from semcse.steps import Outputs, Step, StepRunner, StepState, changed_settings
 from semcse.tracking import Tracker
 
 
@@ -158,3 +158,28 @@ def test_a_step_recorded_without_settings_is_kept_and_says_so(tmp_path: Path, tr
         " (an earlier version ran it and kept no settings: --force redoes it)",
         "✓ third: done in an earlier run, skipped",
     ]
+
+
+def test_a_setting_added_later_redoes_a_step_only_when_it_is_not_at_its_default(tmp_path: Path, tracking, caplog):
+    """A version that adds a setting must not redo every finished run: the earlier run behaved as its default."""
+    steps = Steps(tmp_path)
+    start = lambda: Tracker.start(tracking, run_name="steps-test")  # noqa: E731
+    reads = {"second": ("first",)}
+
+    def runner(settings: dict) -> StepRunner:
+        defaults = {"first": {"lr": 2e-5, "average": 0.0}, "third": {"k": 5}}
+        state = StepState.load(str(tmp_path))
+        return StepRunner("steps", steps.table(), state, reads=reads, settings=settings, defaults=defaults)
+
+    runner({"first": {"lr": 1e-5}, "third": {"k": 10}}).run(tracking, start)  # the earlier version: no `average`
+    with caplog.at_level("INFO", logger="semcse.steps"):
+        runner({"first": {"lr": 1e-5, "average": 0.0}, "third": {"k": 10}}).run(tracking, start)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1)
+    caplog.clear()
+    with caplog.at_level("INFO", logger="semcse.steps"):
+        runner({"first": {"lr": 1e-5, "average": 0.5}, "third": {"k": 10}}).run(tracking, start)
+    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 1)
+    assert _lines(caplog)[0] == "↻ first: changed since the earlier run: average 0.0 → 0.5; running it again"
+    # a setting that is gone, or a default the run overrides, still counts
+    assert changed_settings({"lr": 1e-5, "old": 1}, {"lr": 1e-5}, {"lr": 2e-5}) == "old 1 → None"
+    assert changed_settings({"lr": 1e-5}, {"lr": 2e-5}, {"lr": 2e-5}) == "lr 1e-05 → 2e-05"
