@@ -35,7 +35,10 @@ LLM_FREE = ("crops", "dropout", "title")
 # validation too (150 steps of the mix, docs/tune.md): at the cropping paper's τ 0.05 a strong base model's loss
 # lives on its few hardest in-batch negatives, most often papers on the same topic, and every run lost validation
 # label agreement; at τ 0.2 it kept the topics but ranked pairs worse than the base; τ 0.1 ranks them better with
-# label agreement within the guard's margin. The full grid is for a GPU node.
+# label agreement within the guard's margin. The full grid is for a GPU node. Averaging with the base, half and half
+# (WiSE-FT's default; `training.average_with_base`), is not chosen on validation, which cannot see what it protects:
+# scored on held-out data (docs/tune.md), averaged models were never significantly worse than the same models
+# unaveraged, and gave back part of what fine-tuning cost on TL;DR search and methodology similarity.
 AUTO: dict[str, Any] = {
     "pairs": "crops:0.5+title:0.5",
     "temperature": 0.1,
