@@ -205,7 +205,6 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     cs = cs_queries(work, args.cs_papers)
     models = [ModelRef("base", str(minilm_dir()))]
     runs = []
-    averaged_in_training: set[str] = set()  # their candidates already were (`training.average_with_base`)
     # a fixed recipe with auto's pairs is auto (with the study's temperature and learning rate): run it once
     names = {
         name: pairs
@@ -233,14 +232,11 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             prepared = prepare(cfg)
             encoder, wall = trained(cfg, prepared, run_dir)
             status = json.loads((encoder / STATUS_FILE).read_text())
-            averaging = prepared.training.average_with_base
             runs.append(
                 {"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall}
                 | status
-                | {"average_with_base": averaging}
+                | {"average_with_base": prepared.training.average_with_base}
             )
-            if averaging:
-                averaged_in_training.update({f"{name}-{seed}", f"{name}-{seed}-last"})
             if status["best_step"] > 0:  # otherwise the delivered model is the base model itself: scored as `base`
                 models.append(ModelRef(f"{name}-{seed}", str(encoder)))
             last = last_step_model(run_dir / "run")
@@ -259,7 +255,12 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         args.workers,
         **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
-    trained_models = [model for model in models if model.name not in {"base"} | averaged_in_training]
+    averaged_in_training = {run["model"] for run in runs if run.get("average_with_base")}  # delivered and last
+    trained_models = [
+        model
+        for model in models
+        if model.name != "base" and model.name.removesuffix("-last") not in averaged_in_training
+    ]
     if args.average_with_base:
         weight = args.average_with_base
         models += [

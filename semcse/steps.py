@@ -129,9 +129,12 @@ class StepRunner:
         self.stage, self.table, self.state = stage, dict(table), state
         self.headings, self.on_step = headings, on_step
         self.reads = {name: tuple((reads or {}).get(name, ())) for name in self.table}
-        # as a record keeps them after a JSON round trip (tuples become lists), so equal settings compare equal
-        self.settings = {name: json.loads(json.dumps((settings or {}).get(name, {}))) for name in self.table}
-        self.defaults = {name: json.loads(json.dumps((defaults or {}).get(name, {}))) for name in self.table}
+        self.settings, self.defaults = self._as_recorded(settings), self._as_recorded(defaults)
+
+    def _as_recorded(self, per_step: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any]:
+        """Each step's settings as a record keeps them after a JSON round trip (tuples become lists), so that equal
+        settings compare equal."""
+        return {name: json.loads(json.dumps((per_step or {}).get(name, {}))) for name in self.table}
 
     @property
     def names(self) -> list[str]:
