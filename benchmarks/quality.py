@@ -14,6 +14,8 @@ Every model is scored on data the trainer never sees, with 95% bootstrap interva
 Printed: each model's figures with intervals, the mean over seeds, paired differences (a recipe − base,
 `auto` − sentence-transformers) with intervals per seed, our delivered (best) step next to our last
 step, and wall time of our trainer against sentence-transformers' `fit` for the same pairs and steps.
+`--set KEY=VALUE` changes our runs' settings on top of each recipe's (an ablation: e.g. crops and titles
+alone at `auto`'s temperature, learning rate and averaging); the raw JSON records them with the arguments.
 
 Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initialised BERT
 (`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
@@ -40,6 +42,7 @@ from typing import Any
 import pandas as pd
 from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
 
+from semcse.config import ConfigError, parse_override
 from semcse.data.io import write_parquet
 from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
@@ -227,7 +230,8 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                     "training.seed": seed,
                     "training.val_size": args.val_size,
                     "corpus.label_col": "label",
-                },
+                }
+                | dict(args.overrides),
             )
             prepared = prepare(cfg)
             encoder, wall = trained(cfg, prepared, run_dir)
@@ -514,6 +518,15 @@ def scratch_summary(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def override(item: str) -> tuple[str, Any]:
+    """`section.key=value` → (`section.key`, the value YAML-typed), an argparse type."""
+    try:
+        path, value = parse_override(item)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return ".".join(path), value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["recipes", "scratch", "all"], default="all")
@@ -545,6 +558,16 @@ def main() -> None:
         choices=list(RECIPES),
         default=list(RECIPES),
         help="our recipes to train (sentence-transformers trains on auto's pairs, so only with auto)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        nargs="+",
+        default=[],
+        type=override,
+        metavar="KEY=VALUE",
+        help="settings for our runs on top of each recipe's (not sentence-transformers'), as `semcse --set` reads "
+        "them, e.g. training.temperature=0.1; use a fresh --work, whose runs are reused by name",
     )
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     parser.add_argument(
