@@ -15,7 +15,8 @@ Printed: each model's figures with intervals, the mean over seeds, paired differ
 `auto` − sentence-transformers) with intervals per seed, our delivered (best) step next to our last
 step, and wall time of our trainer against sentence-transformers' `fit` for the same pairs and steps.
 `--set KEY=VALUE` changes our runs' settings on top of each recipe's (an ablation: e.g. crops and titles
-alone at `auto`'s temperature, learning rate and averaging); the raw JSON records them with the arguments.
+alone at `auto`'s temperature, learning rate and averaging; sentence-transformers follows the settings it
+shares); the raw JSON records them with the arguments.
 
 Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initialised BERT
 (`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
@@ -566,8 +567,9 @@ def main() -> None:
         default=[],
         type=override,
         metavar="KEY=VALUE",
-        help="settings for our runs on top of each recipe's (not sentence-transformers'), as `semcse --set` reads "
-        "them, e.g. training.temperature=0.1; use a fresh --work, whose runs are reused by name",
+        help="settings for our runs on top of each recipe's, as `semcse --set` reads them, e.g. "
+        "training.temperature=0.1 (sentence-transformers, given auto's run, follows the ones it shares: pairs, "
+        "temperature, learning rate, warm-up, weight decay); use a fresh --work, whose runs are reused by name",
     )
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     parser.add_argument(
