@@ -519,13 +519,17 @@ def scratch_summary(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def override(item: str) -> tuple[str, Any]:
-    """`section.key=value` → (`section.key`, the value YAML-typed), an argparse type."""
+def override(item: str) -> tuple[str, str]:
+    """`section.key=value` → (`section.key`, `value` as typed), an argparse type that refuses a malformed item.
+
+    The value stays text: `crops_config` hands it to the config loader, which types it once (typed here
+    too, a quoted `"007"` would reach the loader as `007`, the number 7).
+    """
     try:
-        path, value = parse_override(item)
+        path, _ = parse_override(item)
     except ConfigError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    return ".".join(path), value
+    return ".".join(path), item.split("=", 1)[1]
 
 
 def main() -> None:
