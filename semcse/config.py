@@ -281,6 +281,10 @@ class TrainingConfig(Section):
     weights averaged with the base model's, (1 − w)·trained + w·base (WiSE-FT): that is what
     validation scores, the guards judge and the run delivers, while training continues from the
     trained weights (`training.averaging`; not under ZeRO-3, which partitions the weights).
+    `base_similarity_weight` λ > 0 adds λ times a distillation term to the pair loss: each anchor's
+    softmax over the batch's other positives, at the loss's τ, is kept close to the base model's
+    (`losses.BaseSimilarityLoss`), which a frozen copy of the base model computes with one forward pass
+    without gradients per step (`training.reference`; pairs modes only).
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
@@ -324,6 +328,7 @@ class TrainingConfig(Section):
     max_steps: int = Field(1000, gt=0)
     temperature: float | None = Field(None, gt=0)
     average_with_base: float = Field(0.0, ge=0, lt=1)
+    base_similarity_weight: float = Field(0.0, ge=0)
     margin: float = Field(1.0, gt=0)
     anchor_l2_weight: float = Field(1 / 250, ge=0)
     positive_mix: PositiveMix = Field(default_factory=PositiveMix)

@@ -131,6 +131,58 @@ class InfoNCECosineLoss(nn.Module):
         return nn.functional.cross_entropy(logits, labels)
 
 
+class BaseSimilarityLoss(nn.Module):
+    """ListNet distillation of the frozen base model's in-batch similarities (RankCSE, Liu et al., ACL 2023).
+
+    Contrastive pairs say which texts belong together, not how alike two *different* papers are; a few
+    hundred steps on crops or titles then reorder the unrelated pairs a strong base model ranked well
+    (held-out methodology similarity falls whatever the LLM-free pairs; docs/tune.md). This term keeps,
+    for every anchor, the student's distribution over the other pairs' positives close to the base
+    model's:
+
+        L = 1/|B| Σ_i KL( softmax_{j≠i}(cos(a'_i, p'_j)/τ) ‖ softmax_{j≠i}(cos(a_i, p_j)/τ) )
+
+    with a', p' the base model's embeddings of the same texts. The own positive (j = i) is left out,
+    so the term never argues with the contrastive loss about it. Student positives are gathered with
+    their gradient, as in `InfoNCECosineLoss`, so the result does not depend on the worker count.
+
+    Args:
+        temperature: τ, the contrastive loss's.
+
+    Inputs:
+        anchors, positives: [b, d] the student's embeddings of this worker's pairs.
+        base_anchors, base_positives: [b, d] the base model's embeddings of the same texts (no gradient).
+
+    Example:
+        >>> loss = BaseSimilarityLoss(temperature=0.1)
+        >>> a, p = torch.randn(4, 8, requires_grad=True), torch.randn(4, 8)
+        >>> loss(a, p, torch.randn(4, 8), torch.randn(4, 8)).backward()
+    """
+
+    def __init__(self, temperature: float) -> None:
+        super().__init__()
+        self.temperature = temperature
+
+    def forward(
+        self, anchors: torch.Tensor, positives: torch.Tensor, base_anchors: torch.Tensor, base_positives: torch.Tensor
+    ) -> torch.Tensor:
+        all_positives, offset = gather_with_grad(positives)
+        all_base_positives, _ = gather_with_grad(base_positives.detach())
+        if all_positives.shape[0] < 2:
+            raise ValueError("keeping the base model's similarities needs at least two pairs in the (global) batch")
+        rows = torch.arange(anchors.shape[0], device=anchors.device)
+        columns = torch.arange(all_positives.shape[0], device=anchors.device)
+        others = columns[None, :] != (rows + offset)[:, None]  # [b, |B|], False at each anchor's own positive
+
+        def log_distribution(a: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+            similarities = nn.functional.normalize(a.float(), dim=-1) @ nn.functional.normalize(p.float(), dim=-1).T
+            return (similarities[others].view(len(rows), -1) / self.temperature).log_softmax(-1)
+
+        student = log_distribution(anchors, all_positives)
+        base = log_distribution(base_anchors.detach(), all_base_positives)
+        return nn.functional.kl_div(student, base, log_target=True, reduction="batchmean")
+
+
 def build_pair_loss(
     name: str, temperature: float = 0.07, margin: float = 1.0, anchor_l2_weight: float = 1 / 250
 ) -> nn.Module:

@@ -324,7 +324,13 @@ def build_unified(tc: TrainingConfig, aspects: list[str], dim: int) -> UnifiedEn
 def distill(cfg: RunConfig) -> DistillResult:
     """Train the unified model on Ray Train + DeepSpeed, save it under `multi.out`, register `multi.register_name`."""
     multi = cfg.multi
-    tc = stage_training(cfg, multi.distill, "multi.distill")
+    # training.base_similarity_weight shapes pair runs; the unified model's objectives have no use for it
+    tc = stage_training(cfg, multi.distill, "multi.distill", base_similarity_weight=0.0)
+    if tc.base_similarity_weight:
+        raise TrainingSetupError(
+            "multi.distill.base_similarity_weight: the unified model learns its aspect encoders' embeddings, not "
+            "pairs, and keeps no base-model similarities; leave it unset"
+        )
     data = prepare_distill(cfg, tc)
     # distillation's heads regress the aspect encoders' targets, so they take the targets' size
     validation = data.validation

@@ -33,8 +33,9 @@ from semcse.config import TrackingConfig, TrainingConfig
 from semcse.training import checkpoints, precision
 from semcse.training.averaging import BaseAverage
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
-from semcse.training.objective import TEXTS, Objective
+from semcse.training.objective import BASE, TEXTS, Objective
 from semcse.training.positives import DRAW
+from semcse.training.reference import BaseReference
 from semcse.training.validation import Validated, ValidationSet, validate
 
 logger = logging.getLogger(__name__)
@@ -165,6 +166,7 @@ def train_loop(config: dict[str, Any]) -> None:
     started = time.perf_counter()
     model = spec.model_factory()
     average = BaseAverage(model, cfg.average_with_base)  # before DeepSpeed moves or wraps the base weights
+    reference = BaseReference.for_run(model, cfg)
     if not cfg.use_gpu:
         skip_shared_memory_op()
     engine, _, _, scheduler = deepspeed.initialize(
@@ -194,9 +196,13 @@ def train_loop(config: dict[str, Any]) -> None:
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
     forward = precision.training_forward(engine, cfg)
+    if reference is not None:
+        reference.ready(engine.device, cfg)
     engine.train()
     while state.step < cfg.max_steps:
         batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
+        if reference is not None:
+            batch[BASE] = reference.embed(batch[TEXTS])
         torch.manual_seed(dropout_seed(cfg.seed, state.step, rank))
         loss = spec.objective.loss(forward, batch)
         engine.backward(loss)

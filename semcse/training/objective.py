@@ -5,6 +5,8 @@ is the same class with another pairs mode; a distillation objective maps rows to
 vectors) plugs into the same Ray Train + DeepSpeed loop. Every objective's batch carries its texts
 as `TEXTS`: `TokenBatches`, tokenised once and encoded in length-sorted chunks of
 `training.forward_batch_size` (the same loss and gradients as one padded batch, for less compute).
+Where the run keeps the base model's similarities, the loop adds the frozen base model's embeddings of
+those texts as `BASE` (`training.reference`).
 """
 
 from __future__ import annotations
@@ -17,19 +19,21 @@ import torch
 from torch import nn
 
 from semcse.config import TrainingConfig
-from semcse.losses import build_pair_loss
+from semcse.losses import BaseSimilarityLoss, build_pair_loss
 from semcse.models.token_batches import TokenBatches
 from semcse.training.positives import PairSampler
 
 Batch = dict[str, Any]
 TEXTS = "texts"
+BASE = "base"
 
 
 class Objective(Protocol):
     """A picklable recipe; `collate_fn` and `loss` run inside each worker.
 
     A batch maps names to tensors or `TokenBatches` (anything with `.to(device)`); `batch[TEXTS]`
-    holds the texts the model encodes.
+    holds the texts the model encodes, and `batch[BASE]`, where `training.base_similarity_weight` > 0,
+    the base model's embeddings of them (only objectives that use it accept that setting).
     """
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
@@ -48,7 +52,8 @@ class PairObjective:
 
     Anchors and positives are tokenised together as 2b texts and encoded in length-sorted chunks
     (`TokenBatches`); each row gets its own dropout mask, which is all the `same-input` / `dropout`
-    modes need.
+    modes need. With `training.base_similarity_weight` λ > 0 the loss adds λ times the distance of the
+    batch's similarities from the base model's (`losses.BaseSimilarityLoss`).
     """
 
     def __init__(self, cfg: TrainingConfig) -> None:
@@ -61,6 +66,8 @@ class PairObjective:
             margin=cfg.margin,
             anchor_l2_weight=cfg.anchor_l2_weight,
         )
+        self.base_weight = cfg.base_similarity_weight
+        self.keep_base = BaseSimilarityLoss(cfg.effective_temperature)
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
@@ -75,4 +82,8 @@ class PairObjective:
     def loss(self, model: Callable[..., torch.Tensor], batch: Batch) -> torch.Tensor:
         vectors = batch[TEXTS].encode(model)
         half = vectors.shape[0] // 2
-        return self.criterion(vectors[:half], vectors[half:])
+        loss = self.criterion(vectors[:half], vectors[half:])
+        if not self.base_weight:
+            return loss
+        base = batch[BASE]
+        return loss + self.base_weight * self.keep_base(vectors[:half], vectors[half:], base[:half], base[half:])

@@ -106,6 +106,12 @@ def prepare(cfg: RunConfig) -> PreparedData:
             f"candidates: every trained step is validated, checkpointed and delivered as {1 - w:g}·trained + "
             f"{w:g}·base weights (training.average_with_base); training itself continues from the trained ones"
         )
+    if tc.base_similarity_weight:
+        notes.append(
+            f"loss: {tc.effective_loss} plus {tc.base_similarity_weight:g} × the KL divergence of each anchor's "
+            f"in-batch similarities from the base model's (training.base_similarity_weight; one more forward pass "
+            f"per step)"
+        )
     notes.append(_guards(cfg, validation))
     return PreparedData(train_rows, validation, counts, tc, notes)
 

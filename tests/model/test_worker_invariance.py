@@ -5,7 +5,8 @@ through the differentiable all-gather, and DeepSpeed averages the gradients. Det
 (the earlier code) loses the gradient other workers' anchors send to a worker's positives: with
 2 workers that is off by about half for the positive embeddings, which this test catches at once.
 Dropout is off (eval mode) so the only difference between the runs is how the batch is split (across
-workers, and into length-sorted forward chunks within each worker).
+workers, and into length-sorted forward chunks within each worker). `infonce+base` adds the term that keeps a
+base model's in-batch similarities (a perturbed copy, so that it pulls): it gathers positives the same way.
 """
 
 from __future__ import annotations
@@ -27,19 +28,36 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     """Worker `rank` of `world`: encode its slice of the global batch, backward, record loss, gradients, update."""
     join_cpu_group(rank, world, port)
     import deepspeed
+    import torch
     import torch.distributed as dist
     from deepspeed.utils import safe_get_full_grad
 
     from semcse.config import TrainingConfig
     from semcse.models.token_batches import TokenBatches
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
-    from semcse.training.objective import TEXTS, PairObjective
+    from semcse.training.objective import BASE, TEXTS, PairObjective
+    from semcse.training.reference import BaseReference
 
+    loss, keep_base, _ = loss.partition("+base")
     cfg = TrainingConfig(
-        pairs="crops", loss=loss, base_model=model_dir, batch_size=PAIRS, num_workers=world, learning_rate=1e-3
+        pairs="crops",
+        loss=loss,
+        base_model=model_dir,
+        batch_size=PAIRS,
+        num_workers=world,
+        learning_rate=1e-3,
+        base_similarity_weight=100.0 if keep_base else 0.0,  # the term's gradients as large as InfoNCE's
+        cpu_bf16=False,
     )
     model = build_encoder(cfg)
     model.eval()
+    reference = BaseReference.for_run(model, cfg)
+    if reference is not None:  # a reference the model has moved away from, as after some training
+        torch.manual_seed(7)
+        with torch.no_grad():
+            for p in reference.module.parameters():
+                p.add_(0.1 * torch.randn_like(p))
+        reference.ready(torch.device("cpu"), cfg)
     engine, *_ = deepspeed.initialize(
         model=model, model_parameters=parameter_groups(model, cfg.weight_decay), config=deepspeed_config(cfg)
     )
@@ -48,6 +66,8 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     mine = slice(rank * share, (rank + 1) * share)
     # length-sorted chunks of 2 texts: the split into chunks differs between 1 and 2 workers, the result must not
     batch = {TEXTS: TokenBatches.build(model.tokenizer, anchors[mine] + positives[mine], 48, chunk_size=2)}
+    if reference is not None:
+        batch[BASE] = reference.embed(batch[TEXTS])
     value = PairObjective(cfg).loss(engine, batch)
     engine.backward(value)
     names = [name for name, _ in engine.module.named_parameters()]
@@ -78,7 +98,7 @@ def run(world: int, model_dir: Path, texts: list[str], loss: str, out: Path) -> 
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("loss", ["infonce", "triplet"])
+@pytest.mark.parametrize("loss", ["infonce", "triplet", "infonce+base"])
 def test_two_workers_match_one_worker(
     tiny_encoder_dir: Path, sample_records: list[dict], tmp_path: Path, loss
 ) -> None:

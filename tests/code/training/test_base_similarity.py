@@ -1,0 +1,142 @@
+"""Keeping the base model's in-batch similarities (`training.base_similarity_weight`): the term, its frozen
+reference, and a real run that stays nearer the base model's similarities than the same run without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from semcse.config import TrainingConfig
+from semcse.losses import BaseSimilarityLoss
+from semcse.models.encoder import TextEncoder
+from semcse.models.token_batches import TokenBatches
+from semcse.training import checkpoints
+from semcse.training.engine import build_encoder
+from semcse.training.objective import BASE, TEXTS, PairObjective
+from semcse.training.reference import BaseReference
+from semcse.training.trainer import train
+
+
+def slow_kl(anchors: torch.Tensor, positives: torch.Tensor, base_a: torch.Tensor, base_p: torch.Tensor, tau: float):
+    """The formula, one anchor at a time, over the other pairs' positives."""
+
+    def row(a: torch.Tensor, p: torch.Tensor, i: int) -> torch.Tensor:
+        others = [j for j in range(len(p)) if j != i]
+        return torch.stack([torch.cosine_similarity(a[i], p[j], dim=0) / tau for j in others]).softmax(0)
+
+    total = 0.0
+    for i in range(len(anchors)):
+        target, student = row(base_a, base_p, i), row(anchors, positives, i)
+        total += (target * (target.log() - student.log())).sum()
+    return total / len(anchors)
+
+
+def test_the_term_matches_its_formula_and_is_zero_at_the_base() -> None:
+    torch.manual_seed(0)
+    a, p, base_a, base_p = (torch.randn(5, 8) for _ in range(4))
+    a.requires_grad_(True)
+    loss = BaseSimilarityLoss(temperature=0.1)
+    value = loss(a, p, base_a, base_p)
+    assert torch.allclose(value, slow_kl(a, p, base_a, base_p, 0.1), atol=1e-5)
+    value.backward()
+    assert a.grad is not None and a.grad.abs().sum() > 0
+    assert loss(base_a, base_p, base_a, base_p).item() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_own_positive_is_left_to_the_contrastive_loss() -> None:
+    """Only an anchor's similarity to its own positive moves: the term does not change. Another pair's does: it does.
+
+    Anchors are the first four axes; positive 0 trades its weight on axis 0 (anchor 0's) against axis 7 (no
+    anchor's) at a constant norm, so its cosine with anchors 1–3 stays as it was.
+    """
+    torch.manual_seed(1)
+    anchors = torch.eye(8)[:4]
+    positives, base_a, base_p = torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)
+    positives[:, 4:7] = 0
+    loss = BaseSimilarityLoss(temperature=0.05)
+    before = loss(anchors, positives, base_a, base_p).item()
+    radius = float(positives[0, [0, 7]].norm())
+    turned = positives.clone()
+    turned[0, 0], turned[0, 7] = radius * 0.6, radius * 0.8
+    assert loss(anchors, turned, base_a, base_p).item() == pytest.approx(before, rel=1e-6)
+    other = positives.clone()
+    other[1, 0], other[1, 7] = other[1, 7].item(), other[1, 0].item()  # positive 1's cosine with anchor 0 moves
+    assert loss(anchors, other, base_a, base_p).item() != pytest.approx(before, rel=1e-3)
+
+
+def test_the_reference_is_a_frozen_copy_of_the_base_and_the_objective_adds_the_weighted_term(
+    tiny_encoder_dir: Path,
+) -> None:
+    cfg = TrainingConfig(pairs="crops", base_model=str(tiny_encoder_dir), base_similarity_weight=2.0, cpu_bf16=False)
+    assert BaseReference.for_run(build_encoder(cfg), cfg.model_copy(update={"base_similarity_weight": 0.0})) is None
+    model = build_encoder(cfg)
+    reference = BaseReference.for_run(model, cfg)
+    assert reference is not None
+    reference.ready(torch.device("cpu"), cfg)
+    anchors = ["Invasive plants alter soil microbes.", "Ants spread seeds far.", "Cane toads poison predators."]
+    texts = anchors + ["Soil fungi follow the plants.", "Seeds move with ants.", "Predators die after eating toads."]
+    batch = {TEXTS: TokenBatches.build(model.tokenizer, texts, 32, chunk_size=2)}
+    model.eval()
+    with torch.no_grad():
+        assert torch.allclose(reference.embed(batch[TEXTS]), batch[TEXTS].encode(model), atol=1e-6)
+        for p in model.parameters():
+            p.add_(0.05)  # training moves the model...
+    assert all(not p.requires_grad for p in reference.module.parameters())
+    base = reference.embed(batch[TEXTS])
+    assert not torch.allclose(base, batch[TEXTS].encode(model).detach(), atol=1e-3)  # ...not the reference
+
+    objective = PairObjective(cfg)
+    plain = PairObjective(cfg.model_copy(update={"base_similarity_weight": 0.0}))
+    batch[BASE] = base
+    with torch.no_grad():
+        vectors = batch[TEXTS].encode(model)
+        term = BaseSimilarityLoss(cfg.effective_temperature)(vectors[:3], vectors[3:], base[:3], base[3:])
+        assert term.item() > 0
+        combined, contrastive = objective.loss(model, batch), plain.loss(model, batch)
+    assert combined.item() == pytest.approx(contrastive.item() + 2.0 * term.item(), rel=1e-5)
+
+
+def similarity_drift(model_dir: Path, base_dir: Path, texts: list[str]) -> float:
+    """How far a model's softmax rows of similarities among `texts` are from the base model's (mean KL)."""
+    rows = {}
+    for name, directory in (("model", model_dir), ("base", base_dir)):
+        vectors = torch.nn.functional.normalize(torch.from_numpy(TextEncoder.load(directory).encode(texts)), dim=-1)
+        similarities = vectors @ vectors.T / 0.05
+        rows[name] = similarities.masked_fill(torch.eye(len(texts), dtype=torch.bool), -1e4).log_softmax(-1)
+    return float(torch.nn.functional.kl_div(rows["model"], rows["base"], log_target=True, reduction="batchmean"))
+
+
+@pytest.mark.slow
+def test_a_run_that_keeps_the_bases_similarities_stays_nearer_them(
+    ray_cluster, make_config, tmp_path, tiny_encoder_dir: Path, sample_records: list[dict]
+) -> None:
+    """The same pairs, steps and seed with and without the term: the term's run drifts less from the base."""
+    settings = {
+        "training.pairs": "crops",
+        "training.max_steps": 8,
+        "training.eval_every": 8,
+        "training.improvement": "strict",
+        "training.cpu_bf16": False,
+    }
+
+    def run(name: str, weight: float) -> Path:
+        cfg = make_config(
+            **settings
+            | {
+                "run_dir": str(tmp_path / name),
+                "training.out": str(tmp_path / f"{name}-out"),
+                "training.base_similarity_weight": weight,
+            }
+        )
+        train(cfg)
+        persisted = checkpoints.persisted_models(Path(cfg.run_dir) / "ray")
+        assert max(persisted) == 8, persisted  # the last step's weights, whatever was delivered
+        return persisted[8]
+
+    texts = [record["abstract"] for record in sample_records[:24]]
+    plain, kept = run("plain", 0.0), run("kept", 20.0)
+    plain_drift, kept_drift = (similarity_drift(d, tiny_encoder_dir, texts) for d in (plain, kept))
+    assert plain_drift > 0
+    assert kept_drift < 0.5 * plain_drift, (kept_drift, plain_drift)
