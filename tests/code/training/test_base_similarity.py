@@ -98,6 +98,18 @@ def test_the_reference_is_a_frozen_copy_of_the_base_and_the_objective_adds_the_w
     assert combined.item() == pytest.approx(contrastive.item() + 2.0 * term.item(), rel=1e-5)
 
 
+def test_the_unified_models_distillation_refuses_it_and_leaves_trainings_to_pair_runs(make_config) -> None:
+    from semcse.training.distill import distill
+    from semcse.training.driver import TrainingSetupError
+
+    asked = make_config(**{"multi.distill": '{"base_similarity_weight": 1}'})
+    with pytest.raises(TrainingSetupError, match="multi.distill.base_similarity_weight"):
+        distill(asked)
+    inherited = make_config(**{"training.base_similarity_weight": 1})  # passes that check, stops at the next one
+    with pytest.raises(TrainingSetupError, match="distillation needs aspect encoders"):
+        distill(inherited)
+
+
 def similarity_drift(model_dir: Path, base_dir: Path, texts: list[str]) -> float:
     """How far a model's softmax rows of similarities among `texts` are from the base model's (mean KL)."""
     rows = {}
