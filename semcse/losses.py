@@ -49,6 +49,13 @@ def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
     return gathered, dist.get_rank() * local.shape[0]
 
 
+def cosine_logits(anchors: torch.Tensor, positives: torch.Tensor, temperature: float) -> torch.Tensor:
+    """[b, |B|] cosine similarities of every anchor with every positive, in fp32, over τ."""
+    a = nn.functional.normalize(anchors.float(), dim=-1)
+    p = nn.functional.normalize(positives.float(), dim=-1)
+    return a @ p.T / temperature
+
+
 class TripletEuclideanLoss(nn.Module):
     """SemCSE's triplet loss in Euclidean space, with every other positive of the batch as a negative.
 
@@ -124,9 +131,7 @@ class InfoNCECosineLoss(nn.Module):
 
     def forward(self, anchors: torch.Tensor, positives: torch.Tensor) -> torch.Tensor:
         all_positives, offset = gather_with_grad(positives)
-        a = nn.functional.normalize(anchors.float(), dim=-1)
-        p = nn.functional.normalize(all_positives.float(), dim=-1)
-        logits = a @ p.T / self.temperature
+        logits = cosine_logits(anchors, all_positives, self.temperature)
         labels = torch.arange(anchors.shape[0], device=anchors.device) + offset
         return nn.functional.cross_entropy(logits, labels)
 
@@ -175,8 +180,7 @@ class BaseSimilarityLoss(nn.Module):
         others = columns[None, :] != (rows + offset)[:, None]  # [b, |B|], False at each anchor's own positive
 
         def log_distribution(a: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-            similarities = nn.functional.normalize(a.float(), dim=-1) @ nn.functional.normalize(p.float(), dim=-1).T
-            return (similarities[others].view(len(rows), -1) / self.temperature).log_softmax(-1)
+            return cosine_logits(a, p, self.temperature)[others].view(len(rows), -1).log_softmax(-1)
 
         student = log_distribution(anchors, all_positives)
         base = log_distribution(base_anchors.detach(), all_base_positives)
