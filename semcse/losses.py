@@ -175,16 +175,31 @@ class BaseSimilarityLoss(nn.Module):
         all_base_positives, _ = gather_with_grad(base_positives.detach())
         if all_positives.shape[0] < 2:
             raise ValueError("keeping the base model's similarities needs at least two pairs in the (global) batch")
-        rows = torch.arange(anchors.shape[0], device=anchors.device)
-        columns = torch.arange(all_positives.shape[0], device=anchors.device)
-        others = columns[None, :] != (rows + offset)[:, None]  # [b, |B|], False at each anchor's own positive
+        base_anchors = base_anchors.detach()
+        return similarity_kl(anchors, all_positives, base_anchors, all_base_positives, self.temperature, offset)
 
-        def log_distribution(a: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-            return cosine_logits(a, p, self.temperature)[others].view(len(rows), -1).log_softmax(-1)
 
-        student = log_distribution(anchors, all_positives)
-        base = log_distribution(base_anchors.detach(), all_base_positives)
-        return nn.functional.kl_div(student, base, log_target=True, reduction="batchmean")
+def similarity_kl(
+    anchors: torch.Tensor,
+    positives: torch.Tensor,
+    base_anchors: torch.Tensor,
+    base_positives: torch.Tensor,
+    temperature: float,
+    offset: int = 0,
+) -> torch.Tensor:
+    """`BaseSimilarityLoss`'s formula on given rows, with no gathering: anchor i's own positive is row i + `offset`
+    of `positives`. Validation calls it on one worker (each text its own anchor and positive) to say how far a step
+    has moved from the base model's similarities (`val_base_drift`)."""
+    rows = torch.arange(anchors.shape[0], device=anchors.device)
+    columns = torch.arange(positives.shape[0], device=anchors.device)
+    others = columns[None, :] != (rows + offset)[:, None]  # [b, |B|], False at each anchor's own positive
+
+    def log_distribution(a: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+        return cosine_logits(a, p, temperature)[others].view(len(rows), -1).log_softmax(-1)
+
+    student = log_distribution(anchors, positives)
+    base = log_distribution(base_anchors, base_positives)
+    return nn.functional.kl_div(student, base, log_target=True, reduction="batchmean")
 
 
 def build_pair_loss(

@@ -9,11 +9,14 @@ A checkpoint directory holds:
   checkpoint *is* the deliverable and needs no conversion from ZeRO shards; with
   `training.average_with_base` it holds the step's weights averaged with the base model's
   (`averaging`), while `deepspeed/` keeps the trained ones that a resumed run continues from;
-- `loop_state.json`: step, best score and patience counter, so early stopping resumes exactly.
+- `loop_state.json`: step, best score and patience counter, so early stopping resumes exactly, and the base
+  model's validation figures that later steps are compared with.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
 import sys
@@ -26,7 +29,13 @@ from typing import Any
 import numpy as np
 
 from semcse.training.averaging import BaseAverage
-from semcse.training.validation import GUARDED_CHECKS, paired_change, significantly_better, significantly_worse
+from semcse.training.validation import (
+    GUARDED_CHECKS,
+    base_drift,
+    paired_change,
+    significantly_better,
+    significantly_worse,
+)
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
 CANDIDATE_SCORE = "candidate_score"
@@ -61,6 +70,18 @@ class LoopState:
     refused: str = ""
     scored_better: bool = False
     cpu_bf16: bool | None = None  # the precision of the run's CPU forwards (`precision.run_precision`), kept on resume
+    base_vectors: str | None = None  # the base model's embeddings of the validation abstracts (`packed`)
+
+    def drift(self, vectors: np.ndarray | None) -> dict[str, float]:
+        """`val_base_drift` of this evaluation's validation abstracts (the base model's own at step 0, kept for the
+        later ones); nothing where validation has no abstracts to compare or the run started before it kept them."""
+        if vectors is None:
+            return {}
+        if self.step == 0:
+            self.base_vectors = packed(vectors)
+        if self.base_vectors is None:
+            return {}
+        return {"val_base_drift": base_drift(vectors, unpacked(self.base_vectors))}
 
     def record(
         self,
@@ -119,6 +140,19 @@ class LoopState:
                     f"not shown within {label_margin:g}{why}"
                 )
         return ""
+
+
+def packed(vectors: np.ndarray) -> str:
+    """A float32 matrix as JSON-ready text (the `.npy` bytes in base64): a few hundred validation embeddings would be
+    megabytes as a list of floats, in every checkpoint."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(vectors, dtype=np.float32), allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def unpacked(text: str) -> np.ndarray:
+    """The matrix `packed` wrote."""
+    return np.load(io.BytesIO(base64.b64decode(text)), allow_pickle=False)
 
 
 def _floats(values: np.ndarray | None) -> list[float] | None:

@@ -108,6 +108,7 @@ class DistillObjective:
         self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = MaskedL2Loss()
+        self.terms: dict[str, torch.Tensor] = {}
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
@@ -140,6 +141,7 @@ class DirectObjective:
         self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
         self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
+        self.terms: dict[str, torch.Tensor] = {}
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer

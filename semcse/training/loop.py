@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,9 @@ from semcse.training.objective import BASE, TEXTS, Objective
 from semcse.training.positives import DRAW
 from semcse.training.reference import BaseReference
 from semcse.training.validation import Validated, ValidationSet, validate
+
+if TYPE_CHECKING:
+    import torch
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +81,8 @@ class LoopSpec:
 
 
 class Meter:
-    """Rank 0's loss, pairs and tokens since the last log line, for the loss curve and throughput.
+    """Rank 0's loss (and the objective's named `terms`), pairs and tokens since the last log line, for the loss
+    curve and throughput.
 
     Throughput is scaled by the world size (workers run in lockstep with equal batch sizes), which
     avoids an extra collective per step; tokens/s is therefore an estimate from rank 0's batches.
@@ -89,22 +93,25 @@ class Meter:
 
     def reset(self) -> None:
         self.losses: list[float] = []
+        self.terms: dict[str, list[float]] = {}
         self.pairs = 0
         self.tokens = 0
         self.started = time.perf_counter()
 
-    def add(self, loss: float, pairs: int, tokens: int) -> None:
+    def add(self, loss: float, pairs: int, tokens: int, terms: dict[str, torch.Tensor]) -> None:
         self.losses.append(loss)
+        for name, value in terms.items():
+            self.terms.setdefault(name, []).append(value.item())
         self.pairs += pairs
         self.tokens += tokens
 
     def summary(self, world: int) -> dict[str, float]:
         elapsed = max(time.perf_counter() - self.started, 1e-9)
-        return {
-            "loss": float(np.mean(self.losses)),
-            "samples_per_s": self.pairs * world / elapsed,
-            "tokens_per_s": self.tokens * world / elapsed,
-        }
+        return (
+            {"loss": float(np.mean(self.losses))}
+            | {name: float(np.mean(values)) for name, values in self.terms.items()}
+            | {"samples_per_s": self.pairs * world / elapsed, "tokens_per_s": self.tokens * world / elapsed}
+        )
 
 
 def global_batches(
@@ -208,11 +215,12 @@ def train_loop(config: dict[str, Any]) -> None:
         engine.backward(loss)
         engine.step()
         state.step += 1
-        meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens)
+        meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens, spec.objective.terms)
         if state.step % cfg.log_every == 0 or state.step == cfg.max_steps:
             stats = meter.summary(world) | {"lr": scheduler.get_last_lr()[0]}
+            terms = "".join(f" {name} {stats[name]:.4f}" for name in spec.objective.terms)
             log(
-                f"step {state.step}/{cfg.max_steps} loss {stats['loss']:.4f} "
+                f"step {state.step}/{cfg.max_steps} loss {stats['loss']:.4f}{terms} "
                 f"{stats['samples_per_s']:.1f} pairs/s {stats['tokens_per_s']:.0f} tokens/s",
                 stats,
                 state.step,
@@ -283,7 +291,7 @@ def _evaluate_and_checkpoint(
     started = time.perf_counter()
     with average.candidate(engine.module):
         validated = _shared_evaluation(engine.module, spec, rank, dist)
-    metrics = validated.metrics
+    metrics = validated.metrics | state.drift(validated.drift_vectors)
     improved = state.record(
         metrics["val_score"],
         validated.items,
@@ -393,7 +401,9 @@ def _torch_threads(count: int | None) -> Iterator[None]:
 def _ranks(metrics: dict[str, float]) -> str:
     """Whatever validation metrics the objective reports, e.g. `rank pair 3.10, rank document 2.40, score 2.75`."""
     return ", ".join(
-        f"{k.removeprefix('val_').replace('_', ' ')} {v:.2f}" for k, v in metrics.items() if k.startswith("val_")
+        f"{k.removeprefix('val_').replace('_', ' ')} {v:.{4 if k == 'val_base_drift' else 2}f}"
+        for k, v in metrics.items()
+        if k.startswith("val_")
     )
 
 

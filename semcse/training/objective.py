@@ -34,7 +34,12 @@ class Objective(Protocol):
     A batch maps names to tensors or `TokenBatches` (anything with `.to(device)`); `batch[TEXTS]`
     holds the texts the model encodes, and `batch[BASE]`, where `training.base_similarity_weight` > 0,
     the base model's embeddings of them (only objectives that use it accept that setting).
+
+    `terms` holds the last `loss` call's named parts beside the loss itself, detached (empty where the loss has
+    one part): the loop logs them next to the loss, so a user sees how much each part weighs.
     """
+
+    terms: dict[str, torch.Tensor]
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         """Rows → a batch; whatever a row's draw picks is seeded by `seed` and the row's `DRAW` (its place in
@@ -68,6 +73,7 @@ class PairObjective:
         )
         self.base_weight = cfg.base_similarity_weight
         self.keep_base = BaseSimilarityLoss(cfg.effective_temperature)
+        self.terms: dict[str, torch.Tensor] = {}
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
         tokenizer = model.tokenizer
@@ -86,4 +92,6 @@ class PairObjective:
         if not self.base_weight:
             return loss
         base = batch[BASE]
-        return loss + self.base_weight * self.keep_base(vectors[:half], vectors[half:], base[:half], base[half:])
+        kept = self.keep_base(vectors[:half], vectors[half:], base[:half], base[half:])
+        self.terms = {"pair_loss": loss.detach(), "base_kl": kept.detach()}
+        return loss + self.base_weight * kept

@@ -41,6 +41,13 @@ abstracts are embedded as another check embeds them anyway (`validate` embeds ea
 once): the abstract in the LLM-free modes (the title check's targets), title + abstract with
 generated texts (the document check's targets). A step must be non-inferior to the base model there
 (the interval of the difference stays above −margin, `paired_change`), however good its ranks.
+
+Every evaluation also says how far the step has moved from the base model's similarities among the validation
+abstracts (`val_base_drift`, lower is nearer; 0 for the base model): for each abstract, the KL divergence of its
+softmax over its cosine similarities to the others (τ `DRIFT_TEMPERATURE`) from the base model's, the quantity
+`training.base_similarity_weight` trains down. It decides nothing. It is there because the checks above see only
+what the pairs train and the labels: on held-out medical-methodology similarity, which no validation check can
+see, the models that drifted least lost least (docs/tune.md, *Keeping the base's similarities*).
 """
 
 from __future__ import annotations
@@ -51,11 +58,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
 from semcse.data.modes import needs_texts
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, nearest_others, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap, Estimate
+from semcse.losses import similarity_kl
 from semcse.models.encoder import TextEncoder
 from semcse.training.positives import TITLE_OK
 
@@ -63,19 +72,23 @@ from semcse.training.positives import TITLE_OK
 GUARDED_CHECKS = ("pair", "title")
 # the one validation metric where higher is better; every other `val_*` is an average rank (lower is better)
 HIGHER_IS_BETTER = frozenset({"val_label_agreement"})
+# one fixed scale for `val_base_drift`, whatever the run's loss temperature, so that runs and trials compare
+DRIFT_TEMPERATURE = 0.1
 
 
 @dataclass(frozen=True)
 class Validated:
     """One evaluation: the logged metrics (with `val_score`, lower is better) and, where the check has
     them, per-abstract scores whose mean is `val_score` (None: only the averages can be compared),
-    each check's per-abstract ranks (`checks`, lower is better) and per-abstract label agreements
-    (higher is better; None without labels)."""
+    each check's per-abstract ranks (`checks`, lower is better), per-abstract label agreements
+    (higher is better; None without labels) and the embeddings of the validation abstracts (`drift_vectors`, which
+    the loop compares with the base model's: `base_drift`)."""
 
     metrics: dict[str, float]
     items: np.ndarray | None = None
     label_items: np.ndarray | None = None
     checks: dict[str, np.ndarray] | None = None
+    drift_vectors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +98,8 @@ class ValidationSet:
     `papers`/`labels` (empty without labels) are the labelled abstracts of the label check (their abstract in the
     LLM-free modes, title + abstract with generated texts): the first `label_queries` are validation abstracts,
     whose `label_k` nearest are counted among all the others; the rest are training abstracts, neighbours only.
-    `softness` > 0 makes the ranks behind decisions smooth (see the module docstring).
+    `softness` > 0 makes the ranks behind decisions smooth (see the module docstring). `drift_texts` are the
+    sampled validation abstracts, embedded as the label check embeds them, for `val_base_drift`.
     """
 
     pair_queries: list[str]
@@ -102,6 +116,7 @@ class ValidationSet:
     abstracts: tuple[str, ...] = ()
     titled: tuple[int, ...] = ()
     softness: float = 0.0
+    drift_texts: tuple[str, ...] = ()  # the validation abstracts, as the label check embeds them (`val_base_drift`)
 
     def __len__(self) -> int:
         return len(self.pair_queries)
@@ -137,6 +152,7 @@ def build_validation_set(
     text = paper_text if generated else lambda rows: rows[ABSTRACT]
     labelled = _label_check(usable, reference, labels, label_k, text)
     labelled |= {"similarity": similarity, "max_length": max_length, "softness": softness}
+    labelled |= {"drift_texts": tuple(text(usable).astype(str))}
     if not generated:
         halves = [_halves(list(s)) for s in usable["sentences"]]
         titled = [i for i, ok in enumerate(usable[TITLE_OK]) if ok]
@@ -203,6 +219,7 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         "titles": list(val.titles),
         "abstracts": list(val.abstracts),
         "papers": list(val.papers),
+        "drift": list(val.drift_texts),
     }
     vectors = _encode_once(encoder, [text for texts in groups.values() for text in texts], batch_size, val.max_length)
     split, start = {}, 0
@@ -231,10 +248,22 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         counts[rows] += 1
     items = totals / counts
     metrics["val_score"] = float(items.mean())
+    drift = split["drift"] if val.drift_texts else None
     if not val.papers:
-        return Validated(metrics, items, checks=checks)
+        return Validated(metrics, items, checks=checks, drift_vectors=drift)
     agreements = _label_agreements(split["papers"], np.asarray(val.labels), val)
-    return Validated(metrics | {"val_label_agreement": float(agreements.mean())}, items, agreements, checks)
+    labelled = metrics | {"val_label_agreement": float(agreements.mean())}
+    return Validated(labelled, items, agreements, checks, drift)
+
+
+def base_drift(vectors: np.ndarray, base: np.ndarray) -> float:
+    """How far `vectors` (the validation abstracts' embeddings by a step) are from the base model's similarities
+    among the same abstracts: `losses.similarity_kl` with each abstract its own anchor and positive, at
+    `DRIFT_TEMPERATURE`."""
+    if len(vectors) != len(base):
+        raise ValueError(f"{len(vectors)} validation abstracts against the base model's {len(base)}")
+    student, reference = torch.from_numpy(np.asarray(vectors)), torch.from_numpy(np.asarray(base))
+    return float(similarity_kl(student, student, reference, reference, DRIFT_TEMPERATURE))
 
 
 def _encode_once(encoder: TextEncoder, texts: list[str], batch_size: int, max_length: int | None) -> np.ndarray:
