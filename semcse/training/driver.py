@@ -121,6 +121,9 @@ def deliver(tracker: Tracker, model: Path, best: dict[str, Any], last: dict[str,
         "base_val_score": best.get("base_val_score"),
         "last_step": last.get("step"),
         "last_val_score": last.get("val_score"),
+        # how far each moved from the base model's similarities on validation (None where validation cannot say)
+        "best_val_base_drift": best.get("val_base_drift"),
+        "last_val_base_drift": last.get("val_base_drift"),
     }
     with storage.staged(job.out) as staged:
         shutil.copytree(model, staged, dirs_exist_ok=True)
