@@ -58,9 +58,12 @@ def unseen_abstracts(works: list[Path], count: int) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", nargs="+", required=True, metavar="WORK=RAW_JSON", help="quality.py runs")
+    parser.add_argument("--runs", nargs="+", default=[], metavar="WORK=RAW_JSON", help="quality.py runs")
     parser.add_argument("--abstracts", type=int, default=256, help="unseen in-domain abstracts to measure drift on")
     args = parser.parse_args()
+    if not args.runs:  # `make bench` runs every script bare: this one reads what quality.py left behind
+        print("skipped: no quality.py runs given (--runs WORK=RAW_JSON; see --help)")
+        return
     runs = [(Path(work), Path(raw)) for work, _, raw in (item.partition("=") for item in args.runs)]
     texts = unseen_abstracts([work for work, _ in runs], args.abstracts)
     base = TextEncoder.load(str(minilm_dir())).encode(texts)
@@ -75,14 +78,14 @@ def main() -> None:
             rows.append(row)
             print(f"{work.name}/{name}: drift {row['drift']:.4f}, methodology {row['methodology']:+.3f}", flush=True)
     table = pd.DataFrame(rows)
-    print(table.drop(columns=["work", "raw"]).to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
+    shown = table.assign(model=[f"{Path(w).name}/{m}" for w, m in zip(table["work"], table["model"], strict=True)])
+    print(shown.drop(columns=["work", "raw"]).to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
     correlations = {
         short: float(spearmanr(table["drift"], table[short], nan_policy="omit").statistic) for short in FIGURES
     }
     for short, rho in correlations.items():
         print(f"Spearman(drift, {short} − base's) over {len(table)} models: {rho:+.2f}")
-    saved = save_results("drift", {"abstracts": len(texts), "models": rows, "spearman": correlations})
-    print(f"raw results → {saved}")
+    save_results("drift", {"abstracts": len(texts), "models": rows, "spearman": correlations})
 
 
 if __name__ == "__main__":
