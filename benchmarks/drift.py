@@ -10,8 +10,10 @@ Prints the table and the rank correlation of drift with each difference; saves t
     .venv/bin/python benchmarks/drift.py --runs WORK=benchmarks/results/quality-recipes-<commit>.json [...]
 
 Each `WORK` is a `quality.py --work` directory: a delivered model is `WORK/recipes/<name>/encoder`, a `-last` one the
-run's last checkpoint. The abstracts are ohsumed training-split rows outside every run's `train.parquet`, so the
-figure is measured as validation measures it, on abstracts the model did not train on.
+run's last checkpoint. The abstracts are ohsumed training-split rows outside every run's `train.parquet`, truncated
+to `--max-length` tokens as validation truncates them to `training.max_length` (quality.py's `--seq`, 128): the figure
+validation logs, on abstracts the model did not train on. (Validation runs its forwards in bf16 where the CPU has it;
+this script in fp32.)
 """
 
 from __future__ import annotations
@@ -60,19 +62,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", nargs="+", default=[], metavar="WORK=RAW_JSON", help="quality.py runs")
     parser.add_argument("--abstracts", type=int, default=256, help="unseen in-domain abstracts to measure drift on")
+    parser.add_argument("--max-length", type=int, default=128, help="tokens kept per abstract (the runs' --seq)")
     args = parser.parse_args()
     if not args.runs:  # `make bench` runs every script bare: this one reads what quality.py left behind
         print("skipped: no quality.py runs given (--runs WORK=RAW_JSON; see --help)")
         return
     runs = [(Path(work), Path(raw)) for work, _, raw in (item.partition("=") for item in args.runs)]
     texts = unseen_abstracts([work for work, _ in runs], args.abstracts)
-    base = TextEncoder.load(str(minilm_dir())).encode(texts)
+    base = TextEncoder.load(str(minilm_dir())).encode(texts, max_length=args.max_length)
     rows = []
     for work, raw in runs:
         paired = json.loads(raw.read_text())["differences"]
         differences = {(d["a"], d["figure"]): d["difference"] for d in paired if d["b"] == "base"}
         for name in sorted({a for a, _ in differences}):
-            vectors = TextEncoder.load(str(model_dir(work, name))).encode(texts)
+            vectors = TextEncoder.load(str(model_dir(work, name))).encode(texts, max_length=args.max_length)
             row = {"work": str(work), "raw": raw.name, "model": name, "drift": base_drift(vectors, base)}
             row |= {short: differences.get((name, figure)) for short, figure in FIGURES.items()}
             rows.append(row)
@@ -85,7 +88,9 @@ def main() -> None:
     }
     for short, rho in correlations.items():
         print(f"Spearman(drift, {short} − base's) over {len(table)} models: {rho:+.2f}")
-    save_results("drift", {"abstracts": len(texts), "models": rows, "spearman": correlations})
+    save_results(
+        "drift", {"abstracts": len(texts), "max_length": args.max_length, "models": rows, "spearman": correlations}
+    )
 
 
 if __name__ == "__main__":

@@ -74,14 +74,16 @@ class LoopState:
 
     def drift(self, vectors: np.ndarray | None) -> dict[str, float]:
         """`val_base_drift` of this evaluation's validation abstracts (the base model's own at step 0, kept for the
-        later ones); nothing where validation has no abstracts to compare or the run started before it kept them."""
+        later ones); nothing where validation has no abstracts to compare, the run started before the state kept
+        them, or a resumed run's validation set no longer matches them. It decides nothing, so it never stops a run."""
         if vectors is None:
             return {}
         if self.step == 0:
             self.base_vectors = packed(vectors)
-        if self.base_vectors is None:
+        base = unpacked(self.base_vectors) if self.base_vectors is not None else None
+        if base is None or base.shape != np.shape(vectors):  # another validation set since: nothing to compare
             return {}
-        return {"val_base_drift": base_drift(vectors, unpacked(self.base_vectors))}
+        return {"val_base_drift": base_drift(vectors, base)}
 
     def record(
         self,

@@ -218,7 +218,7 @@ def train_loop(config: dict[str, Any]) -> None:
         meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens, spec.objective.terms)
         if state.step % cfg.log_every == 0 or state.step == cfg.max_steps:
             stats = meter.summary(world) | {"lr": scheduler.get_last_lr()[0]}
-            terms = "".join(f" {name} {stats[name]:.4f}" for name in spec.objective.terms)
+            terms = "".join(f" {name} {stats[name]:.4g}" for name in spec.objective.terms)  # base_kl can be tiny
             log(
                 f"step {state.step}/{cfg.max_steps} loss {stats['loss']:.4f}{terms} "
                 f"{stats['samples_per_s']:.1f} pairs/s {stats['tokens_per_s']:.0f} tokens/s",

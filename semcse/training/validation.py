@@ -43,11 +43,13 @@ generated texts (the document check's targets). A step must be non-inferior to t
 (the interval of the difference stays above −margin, `paired_change`), however good its ranks.
 
 Every evaluation also says how far the step has moved from the base model's similarities among the validation
-abstracts (`val_base_drift`, lower is nearer; 0 for the base model): for each abstract, the KL divergence of its
-softmax over its cosine similarities to the others (τ `DRIFT_TEMPERATURE`) from the base model's, the quantity
-`training.base_similarity_weight` trains down. It decides nothing. It is there because the checks above see only
-what the pairs train and the labels: on held-out medical-methodology similarity, which no validation check can
-see, the models that drifted least lost least (docs/tune.md, *Keeping the base's similarities*).
+abstracts (`val_base_drift`, lower is nearer; 0 for the base model): for each abstract, KL(base ‖ candidate) of
+the softmax over its cosine similarities to the other abstracts (τ `DRIFT_TEMPERATURE`), the quantity
+`training.base_similarity_weight` trains down. Figures compare within one pairs mode and `training.max_length`
+(the texts are abstracts in the LLM-free modes, title + abstract with generated texts). It decides nothing. It is
+there because the checks above see only what the pairs train and the labels: on held-out medical-methodology
+similarity, which no validation check can see, the models that drifted least lost least (docs/tune.md, *What
+validation can see of it*).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ from semcse.training.positives import TITLE_OK
 GUARDED_CHECKS = ("pair", "title")
 # the one validation metric where higher is better; every other `val_*` is an average rank (lower is better)
 HIGHER_IS_BETTER = frozenset({"val_label_agreement"})
-# one fixed scale for `val_base_drift`, whatever the run's loss temperature, so that runs and trials compare
+# one fixed scale for `val_base_drift`, whatever the run's loss temperature, so that runs and trials of a mode compare
 DRIFT_TEMPERATURE = 0.1
 
 

@@ -49,7 +49,8 @@ def test_training_that_only_hurts_delivers_the_base_and_registers_nothing(
     assert not result.improved and status["improved"] is False and status["best_step"] == 0
     assert status["last_val_score"] > status["base_val_score"], status
     # the delivered base has not moved from its own similarities; the step that only hurt has
-    assert status["best_val_base_drift"] == 0.0 and status["last_val_base_drift"] > 0.0, status
+    assert status["best_val_base_drift"] == pytest.approx(0.0, abs=1e-7), status
+    assert status["last_val_base_drift"] > 1e-4, status
     assert result.model_version is None
     client = MlflowClient(tracking_uri=tracking.tracking_uri)
     assert client.search_model_versions("name='test-base-guard'") == []

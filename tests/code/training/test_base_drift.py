@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import torch
 
+from semcse.data.schema import paper_text
 from semcse.training.checkpoints import LoopState
 from semcse.training.positives import TITLE_OK
 from semcse.training.validation import DRIFT_TEMPERATURE, base_drift, build_validation_set, validate
@@ -54,6 +55,7 @@ def test_the_loop_state_keeps_the_base_models_embeddings_across_a_resume() -> No
     assert resumed.drift(None) == {}  # validation without abstracts to compare (e.g. the unified model's)
     older = LoopState(step=40)  # a checkpoint written before the state kept them: nothing to compare with
     assert older.drift(step) == {}
+    assert resumed.drift(step[:9]) == {}  # another validation set on resume: no figure, and the run goes on
 
 
 def test_validation_returns_the_abstracts_embeddings_it_compares() -> None:
@@ -71,6 +73,8 @@ def test_validation_returns_the_abstracts_embeddings_it_compares() -> None:
     )
     val = build_validation_set("crops", rows, 12, "cosine")
     assert sorted(val.drift_texts) == sorted(rows["abstract"])
+    generated = build_validation_set("summaries", rows, 12, "cosine")  # what its document check's targets are
+    assert sorted(generated.drift_texts) == sorted(paper_text(rows)) == sorted(generated.document_targets)
 
     class Encoder:
         def encode(self, texts: list[str], batch_size: int = 64, max_length: int | None = None) -> np.ndarray:
