@@ -7,14 +7,13 @@ import json
 from dataclasses import asdict
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
 from semcse.data.schema import paper_text
 from semcse.training.checkpoints import LoopState
-from semcse.training.positives import TITLE_OK
 from semcse.training.validation import DRIFT_TEMPERATURE, base_drift, build_validation_set, validate
+from tests.fixtures.training import validation_pair_rows
 
 
 def unit_rows(count: int, dim: int, seed: int) -> np.ndarray:
@@ -59,18 +58,7 @@ def test_the_loop_state_keeps_the_base_models_embeddings_across_a_resume() -> No
 
 
 def test_validation_returns_the_abstracts_embeddings_it_compares() -> None:
-    ids = [f"p{i}" for i in range(12)]
-    topics = ["alpha"] * 6 + ["beta"] * 6
-    rows = pd.DataFrame(
-        {
-            "id": ids,
-            "texts": [(f"{t} crop one {i}", f"{t} crop two {i}") for i, t in enumerate(topics)],
-            "sentences": [(f"{t} first {i}.", f"{t} second {i}.") for i, t in enumerate(topics)],
-            "title": [f"{t} title {i}" for i, t in enumerate(topics)],
-            "abstract": [f"{t} abstract {i}" for i, t in enumerate(topics)],
-            TITLE_OK: [True] * 12,
-        }
-    )
+    rows = validation_pair_rows()
     val = build_validation_set("crops", rows, 12, "cosine")
     assert sorted(val.drift_texts) == sorted(rows["abstract"])
     generated = build_validation_set("summaries", rows, 12, "cosine")  # what its document check's targets are

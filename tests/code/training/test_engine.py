@@ -10,9 +10,9 @@ import pytest
 
 from semcse.config import TrainingConfig
 from semcse.training.engine import build_encoder, parameter_groups
-from semcse.training.positives import TITLE_OK
 from semcse.training.trainer import prepare
 from semcse.training.validation import Validated, build_validation_set, significantly_better, validate
+from tests.fixtures.training import validation_pair_rows
 
 
 def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None:
@@ -268,19 +268,9 @@ def test_training_never_sees_the_test_rows_of_a_corpus_split_column(
 
 
 def test_llm_free_label_check_reuses_the_title_checks_abstracts() -> None:
-    ids = [f"p{i}" for i in range(12)]
-    topics = ["alpha"] * 6 + ["beta"] * 6
-    rows = pd.DataFrame(
-        {
-            "id": ids,
-            "texts": [(f"{t} crop one {i}", f"{t} crop two {i}") for i, t in enumerate(topics)],
-            "sentences": [(f"{t} first {i}.", f"{t} second {i}.") for i, t in enumerate(topics)],
-            "title": [f"{t} title {i}" for i, t in enumerate(topics)],
-            "abstract": [f"{t} abstract {i}" for i, t in enumerate(topics)],
-            TITLE_OK: [True] * 12,
-        }
-    )
-    val = build_validation_set("crops", rows, 12, "cosine", labels=pd.Series(["A"] * 6 + ["B"] * 6, index=ids))
+    rows = validation_pair_rows()
+    labels = pd.Series(["A"] * 6 + ["B"] * 6, index=rows["id"])
+    val = build_validation_set("crops", rows, 12, "cosine", labels=labels)
     assert set(val.papers) == set(val.abstracts) and len(val.papers) == 12
     counted = CountingEncoder()
     assert validate(counted, val).metrics["val_label_agreement"] == 1.0
