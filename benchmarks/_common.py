@@ -45,6 +45,14 @@ def ohsumed_split(split: str, limit: int | None = None) -> pd.DataFrame:
     return frame.sample(n=limit, random_state=0).reset_index(drop=True) if limit and limit < len(frame) else frame
 
 
+def last_step_model(run_dir: Path) -> Path | None:
+    """The model of a training run's last checkpoint (Ray Train keeps it beside the best), or None."""
+    from semcse.training.checkpoints import persisted_models
+
+    models = persisted_models(run_dir / "ray")
+    return models[max(models)] if models else None
+
+
 def crops_config(
     work: Path,
     corpus: Path,

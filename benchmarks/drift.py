@@ -23,11 +23,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from _common import minilm_dir, ohsumed_split, save_results
+from _common import last_step_model, minilm_dir, ohsumed_split, save_results
 from scipy.stats import spearmanr
 
 from semcse.models.encoder import TextEncoder
-from semcse.training.checkpoints import persisted_models
 from semcse.training.validation import base_drift
 
 FIGURES = {
@@ -42,10 +41,10 @@ def model_dir(work: Path, name: str) -> Path:
     run = work / "recipes" / name.removesuffix("-last")
     if not name.endswith("-last"):
         return run / "encoder"
-    models = persisted_models(run / "run" / "ray")
-    if not models:
+    last = last_step_model(run / "run")
+    if last is None:
         raise SystemExit(f"{run}: no checkpoint to score as {name}")
-    return models[max(models)]
+    return last
 
 
 def unseen_abstracts(works: list[Path], count: int) -> list[str]:

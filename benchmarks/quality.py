@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from _common import OHSUMED, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
+from _common import OHSUMED, crops_config, last_step_model, minilm_dir, ohsumed_split, save_results, st_fit
 
 from semcse.config import ConfigError, parse_override
 from semcse.data.io import write_parquet
@@ -49,7 +49,6 @@ from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, knn, semantic
 from semcse.evaluation.results import SuiteResult
-from semcse.training.checkpoints import persisted_models
 from semcse.training.driver import STATUS_FILE
 from semcse.training.trainer import prepare, train
 
@@ -133,12 +132,6 @@ def differences(results: dict[str, SuiteResult], pairs: list[tuple[str, str]]) -
                     | {"difference": d.difference, "low": d.low, "high": d.high, "verdict": d.verdict}
                 )
     return rows
-
-
-def last_step_model(run_dir: Path) -> Path | None:
-    """The model of our run's last checkpoint (Ray Train keeps it beside the best), or None."""
-    models = persisted_models(run_dir / "ray")
-    return models[max(models)] if models else None
 
 
 RECORD = "benchmark_wall.json"

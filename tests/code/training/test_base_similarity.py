@@ -16,20 +16,7 @@ from semcse.training.engine import build_encoder
 from semcse.training.objective import BASE, TEXTS, PairObjective
 from semcse.training.reference import BaseReference
 from semcse.training.trainer import train
-
-
-def slow_kl(anchors: torch.Tensor, positives: torch.Tensor, base_a: torch.Tensor, base_p: torch.Tensor, tau: float):
-    """The formula, one anchor at a time, over the other pairs' positives."""
-
-    def row(a: torch.Tensor, p: torch.Tensor, i: int) -> torch.Tensor:
-        others = [j for j in range(len(p)) if j != i]
-        return torch.stack([torch.cosine_similarity(a[i], p[j], dim=0) / tau for j in others]).softmax(0)
-
-    total = 0.0
-    for i in range(len(anchors)):
-        target, student = row(base_a, base_p, i), row(anchors, positives, i)
-        total += (target * (target.log() - student.log())).sum()
-    return total / len(anchors)
+from tests.fixtures.training import slow_similarity_kl
 
 
 def test_the_term_matches_its_formula_and_is_zero_at_the_base() -> None:
@@ -38,7 +25,7 @@ def test_the_term_matches_its_formula_and_is_zero_at_the_base() -> None:
     a.requires_grad_(True)
     loss = BaseSimilarityLoss(temperature=0.1)
     value = loss(a, p, base_a, base_p)
-    assert torch.allclose(value, slow_kl(a, p, base_a, base_p, 0.1), atol=1e-5)
+    assert torch.allclose(value, slow_similarity_kl(a, p, base_a, base_p, 0.1), atol=1e-5)
     value.backward()
     assert a.grad is not None and a.grad.abs().sum() > 0
     assert loss(base_a, base_p, base_a, base_p).item() == pytest.approx(0.0, abs=1e-6)
