@@ -358,13 +358,22 @@ def vllm_processor_config(cfg: GenerationConfig, model: str) -> Any:
 
 
 def apply_engine(
-    ds: ray.data.Dataset, cfg: GenerationConfig, model: str, task: Task, stop_strings: Sequence[str] = ()
+    ds: ray.data.Dataset,
+    cfg: GenerationConfig,
+    model: str,
+    task: Task,
+    stop_strings: Sequence[str] = (),
+    blocks: int | None = None,
 ) -> ray.data.Dataset:
     """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine.
 
     `stop_strings`: those of the task's the transformers engine may pass to `generate`
-    (`encodable_stop_strings`, checked on the driver).
+    (`encodable_stop_strings`, checked on the driver). `blocks`: how many blocks `ds` holds, where the
+    caller knows. The transformers and HTTP pools start no more actors than that (`generation.concurrency`
+    at most): an actor with no block to read would idle, and a transformers one would load its model for
+    nothing, as a retry round of one shard did. The HTTP actors share `qps` among those that run.
     """
+    actors = min(cfg.concurrency, blocks) if blocks else cfg.concurrency
     if cfg.engine == "transformers":
         from ray.data import ActorPoolStrategy
 
@@ -382,7 +391,7 @@ def apply_engine(
             },
             batch_size=cfg.rows_per_batch,
             batch_format="pandas",
-            compute=ActorPoolStrategy(size=cfg.concurrency),
+            compute=ActorPoolStrategy(size=actors),
             num_cpus=cfg.num_cpus_per_actor,
             num_gpus=cfg.num_gpus_per_actor,
         )
@@ -398,11 +407,11 @@ def apply_engine(
                 "model": model,
                 "sampling": sampling_params(cfg, task),
                 "chat": task.chat,
-                "actors": cfg.concurrency,
+                "actors": actors,
             },
             batch_size=cfg.rows_per_batch,
             batch_format="pandas",
-            compute=ActorPoolStrategy(size=cfg.concurrency),
+            compute=ActorPoolStrategy(size=actors),
             num_cpus=LIGHT_TASK_CPUS,
         )
     else:
