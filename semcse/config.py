@@ -288,8 +288,8 @@ class TrainingConfig(Section):
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
-    pairs, temperature and learning rate apply unless set. Title pairs skip titles under
-    `min_title_words` words or shared by several papers.
+    pairs, temperature, learning rate, averaging with the base and base-similarity weight apply unless set.
+    Title pairs skip titles under `min_title_words` words or shared by several papers.
 
     Unset fields take the recipe of the pairs mode (`recipe`): LLM-free modes follow the cropping
     paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE

@@ -39,8 +39,7 @@ def test_missing_generation_model_fails_before_any_work(pipeline_config):
 def test_a_steps_settings_are_what_shapes_its_outputs():
     """`auto` is recorded as the recipe it stands for, so a version that changes it retrains; more workers do not."""
     auto = step_settings(load_config(None, ["training.pairs=auto"]))
-    assert auto["train"]["training.pairs"] == AUTO["pairs"]
-    assert auto["train"]["training.temperature"] == AUTO["temperature"]
+    assert {key: auto["train"][f"training.{key}"] for key in AUTO} == AUTO  # every setting the recipe fixes
     wider = step_settings(load_config(None, ["training.pairs=auto", "training.num_workers=8", "evaluation.actors=4"]))
     assert wider == auto
     other = step_settings(load_config(None, ["training.pairs=auto", "pipeline.guards=[knn:knn_accuracy]"]))
