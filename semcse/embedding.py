@@ -167,7 +167,7 @@ def embed_sets(
             _EmbedActor,
             fn_constructor_kwargs={"spec": spec, "max_length": cfg.max_length, "default_pooling": cfg.pooling},
             batch_size=cfg.batch_size,
-            compute=ray.data.ActorPoolStrategy(size=cfg.actors),
+            compute=ray.data.ActorPoolStrategy(size=min(cfg.actors, len(pending))),  # an actor per shard at most
             num_cpus=cfg.cpus_per_actor,
             num_gpus=cfg.gpus_per_actor or None,
         )

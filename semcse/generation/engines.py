@@ -369,11 +369,13 @@ def apply_engine(
 
     `stop_strings`: those of the task's the transformers engine may pass to `generate`
     (`encodable_stop_strings`, checked on the driver). `blocks`: how many blocks `ds` holds, where the
-    caller knows. The transformers and HTTP pools start no more actors than that (`generation.concurrency`
-    at most): an actor with no block to read would idle, and a transformers one would load its model for
-    nothing, as a retry round of one shard did. The HTTP actors share `qps` among those that run.
+    caller knows. The transformers and HTTP pools start at most one actor per block (`generation.concurrency`
+    at most): with fewer blocks than actors some actors could never get work, and a transformers actor
+    loads its model first (a rerun with one shard left started two and used one). Blocks smaller than a
+    batch (`generation.rows_per_batch`) may still share one task, so fewer actors than started can be busy;
+    the HTTP actors then send below `qps` in all, never above it.
     """
-    actors = min(cfg.concurrency, blocks) if blocks else cfg.concurrency
+    actors = min(cfg.concurrency, blocks) if blocks is not None else cfg.concurrency
     if cfg.engine == "transformers":
         from ray.data import ActorPoolStrategy
 
