@@ -362,20 +362,20 @@ def apply_engine(
     cfg: GenerationConfig,
     model: str,
     task: Task,
+    blocks: int,
     stop_strings: Sequence[str] = (),
-    blocks: int | None = None,
 ) -> ray.data.Dataset:
     """Request rows → per-sample rows (`stages.SAMPLE_COLUMNS`) with the configured engine.
 
     `stop_strings`: those of the task's the transformers engine may pass to `generate`
-    (`encodable_stop_strings`, checked on the driver). `blocks`: how many blocks `ds` holds, where the
-    caller knows. The transformers and HTTP pools start at most one actor per block (`generation.concurrency`
-    at most): with fewer blocks than actors some actors could never get work, and a transformers actor
-    loads its model first (a rerun with one shard left started two and used one). Blocks smaller than a
-    batch (`generation.rows_per_batch`) may still share one task, so fewer actors than started can be busy;
-    the HTTP actors then send below `qps` in all, never above it.
+    (`encodable_stop_strings`, checked on the driver). `blocks`: how many blocks `ds` holds. The
+    transformers and HTTP pools start at most one actor per block (`generation.concurrency` at most): with
+    fewer blocks than actors some actors could never get work, and a transformers actor loads its model
+    first (a rerun with one shard left started two and used one). Blocks smaller than a batch
+    (`generation.rows_per_batch`) may still share one task, so fewer actors than started can be busy; the
+    HTTP actors then send below `qps` in all, never above it.
     """
-    actors = min(cfg.concurrency, blocks) if blocks is not None else cfg.concurrency
+    actors = min(cfg.concurrency, blocks)
     if cfg.engine == "transformers":
         from ray.data import ActorPoolStrategy
 

@@ -346,7 +346,7 @@ class Generation:
             num_cpus=resources["num_cpus"],
             num_gpus=resources.get("num_gpus"),
         )
-        results = apply_engine(ds, self.gen, self.model, self.task, self.stop_strings, blocks=len(frames))
+        results = apply_engine(ds, self.gen, self.model, self.task, len(frames), self.stop_strings)
         held: list[str] = []
         expected = sum(shards[key].pending for key in frames)
         desc = f"generate {self.gen.task}" + (f" (retry {attempt})" if attempt else "")
