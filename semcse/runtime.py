@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# Ray Train's controller polls its workers every RAY_TRAIN_HEALTH_CHECK_INTERVAL_S (2 s by default), and a
+# worker's `ray.train.report` waits until a poll has taken its previous report: a run's start, each
+# evaluation's report and its end each waited for a poll, ≈6–8 s of a 30-step run spent idle
+# (benchmarks/train_overhead.py). A poll is one tiny task per worker; one that misses the interval is
+# carried to the next, and a worker counts as dead only after RAY_TRAIN_WORKER_HEALTH_CHECK_TIMEOUT_S.
+# Set in the process that calls `fit` (`init_ray`, which every stage that trains calls first, Tune trials
+# included): Ray Train hands that process's value on to its controller and workers. One set by the user wins.
+TRAIN_ENV = {"RAY_TRAIN_HEALTH_CHECK_INTERVAL_S": "0.5"}
+
 
 class RayUnavailable(RuntimeError):
     """The configured Ray cluster could not be reached."""
@@ -178,8 +187,9 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
 
     cfg = cfg or RayConfig()
     target = target_address(cfg, address)
-    for key, value in storage.worker_env().items():
-        os.environ.setdefault(key, value)  # this process's own MLflow artifact client, too
+    # this process's own MLflow artifact client, too, and the poll interval of the Ray Train runs it starts
+    for key, value in (storage.worker_env() | TRAIN_ENV).items():
+        os.environ.setdefault(key, value)
     if ray.is_initialized():
         return str(ray.get_runtime_context().gcs_address)
     kwargs: dict[str, Any] = {
