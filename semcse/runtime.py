@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Ray Train's controller polls its workers every RAY_TRAIN_HEALTH_CHECK_INTERVAL_S (2 s by default), and a
-# worker's `ray.train.report` waits until a poll has taken its previous report: a run's start, each
-# evaluation's report and its end each waited for a poll, ≈6–8 s of a 30-step run spent idle
+# Ray Train's controller polls its workers every RAY_TRAIN_HEALTH_CHECK_INTERVAL_S (2 s by default): it sees
+# them start and finish only at a poll, and a worker's `ray.train.report` waits while its previous report is
+# still untaken. A 20-step run whose validations take under a second (the test suite's tiny encoder) spent
+# 8 s of its 25 waiting so; runs whose validations outlast the interval (`make demo`'s) hardly wait
 # (benchmarks/train_overhead.py). A poll is one tiny task per worker; one that misses the interval is
 # carried to the next, and a worker counts as dead only after RAY_TRAIN_WORKER_HEALTH_CHECK_TIMEOUT_S.
 # Set in the process that calls `fit` (`init_ray`, which every stage that trains calls first, Tune trials
