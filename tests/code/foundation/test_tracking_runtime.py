@@ -84,6 +84,22 @@ def test_unreachable_ray_address_is_a_clear_error():
     assert re.search(r"127\.0\.0\.1:1.*ray start --head", result.stdout), result.stdout
 
 
+def test_ray_train_polls_every_half_second_unless_the_user_chose(ray_cluster, monkeypatch):
+    """`init_ray` sets Ray Train's poll interval in the process that starts training, and Ray Train hands that
+    process's value on to the run's controller and workers; a value the user set is kept."""
+    from ray.train.v2._internal.constants import get_env_vars_to_propagate
+
+    from semcse.runtime import init_ray
+
+    interval = "RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"
+    monkeypatch.delenv(interval, raising=False)
+    init_ray()
+    assert get_env_vars_to_propagate().get(interval) == "0.5"
+    monkeypatch.setenv(interval, "3")
+    init_ray()
+    assert get_env_vars_to_propagate().get(interval) == "3"
+
+
 def test_concurrent_first_experiment_runs_and_registrations_all_succeed(tracking, tmp_path):
     """Tune trials start in a new experiment and register a study's first versions at the same moment."""
     model_dir = tmp_path / "model"
