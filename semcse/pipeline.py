@@ -143,19 +143,29 @@ class Pipeline:
         """Base, trained and (when registered) current champion side by side, with paired differences.
 
         The corpus is scored on its test split only (`evaluation.split`); separate data given as
-        `evaluation.data` is scored whole unless the split is set explicitly.
+        `evaluation.data` is scored whole unless the split is set explicitly. When training delivered the
+        base model unchanged, there is no trained model: the base is scored (beside the champion, if any)
+        once, not a second time under another name, and its row is what register compares.
         """
         from semcse.evaluation.report import terminal_text
         from semcse.evaluation.runner import evaluate
 
-        trained = self.state.outputs("train")["model"]
+        train = self.state.outputs("train")
+        delivered_base = train.get("improved") is False  # states written before `improved` was recorded: trained
         pooling = self.cfg.training.pooling
         base = f"base={self.cfg.training.base_model}" + (f"#{pooling}" if pooling else "")
-        models = [base, f"trained={trained}"]
+        models = [base] if delivered_base else [base, f"trained={train['model']}"]
         champion = self._champion()
         if champion is not None:
             models.append(f"champion={champion[1]}")
         incumbent = "champion" if champion is not None else "base"
+        candidate = "base" if delivered_base else "trained"
+        if delivered_base:
+            log.info(
+                "training delivered the base model unchanged: scoring it %s",
+                "beside the champion" if champion else "alone (no trained model to compare)",
+                extra=logs.stage("evaluate"),
+            )
         if self.cfg.evaluation.data:
             whole = "split" not in self.cfg.evaluation.model_fields_set
             cfg = self._with({"evaluation.split": "all"}) if whole else self.cfg
@@ -174,7 +184,7 @@ class Pipeline:
                 "table": json.loads(result.table.to_json(orient="index")),
                 "intervals": json.loads(result.intervals.to_json(orient="index")),
                 "lower_is_better": sorted(result.lower_is_better),
-                "versus_incumbent": {m: d.to_dict() for m, d in result.differences("trained", incumbent).items()},
+                "versus_incumbent": {m: d.to_dict() for m, d in result.differences(candidate, incumbent).items()},
             }
         return {
             "out": out,

@@ -64,6 +64,8 @@ def decide(
     `version` is None when training registered nothing (no step beat the base model on validation).
     """
     comparison = _versus_incumbent(suites, metric)
+    if version is None:
+        return _nothing_registered(incumbent, metric, comparison)
     if comparison is None:
         raise ConfigError(
             f"pipeline.metric={metric!r} is not in the evaluation results (suites: {sorted(suites)}); use SUITE:COLUMN"
@@ -72,16 +74,8 @@ def decide(
     found = {guard: _versus_incumbent(suites, guard) for guard in guards}
     losses = {guard: diff for guard, diff in found.items() if diff and diff["verdict"] == "worse"}
     unchecked = [guard for guard, diff in found.items() if diff is None]
-    champion = version is not None and comparison["verdict"] == "better" and not losses
-    if version is None:
-        # The evaluated "trained" model is then the base itself: against the base its difference is zero by
-        # construction, so only a champion incumbent makes the figure worth printing.
-        verdict = (
-            "training delivered the base model unchanged (no step beat it on validation), so nothing was registered"
-        )
-        if incumbent != "base":
-            verdict += f"; the {incumbent} stays ({_evidence(incumbent, metric, comparison, trained='base')})"
-    elif champion:
+    champion = comparison["verdict"] == "better" and not losses
+    if champion:
         verdict = f"trained model beats the {incumbent}: {shown} → {name}@champion = version {version}"
     elif comparison["verdict"] == "better":
         worse = "; ".join(_evidence(incumbent, guard, diff) for guard, diff in losses.items())
@@ -90,3 +84,16 @@ def decide(
         outcome = "the trained model is worse" if comparison["verdict"] == "worse" else comparison["verdict"]
         verdict = f"{outcome}: {shown}; keeping the {incumbent}"
     return Promotion(champion, incumbent, comparison, losses, unchecked, verdict)
+
+
+def _nothing_registered(incumbent: str, metric: str, comparison: Mapping[str, Any] | None) -> Promotion:
+    """Training delivered the base model unchanged, so there is nothing to promote and no guard to check.
+
+    The evaluation then scored the base itself as the candidate: against the base its difference is zero by
+    construction, so only a champion incumbent makes the figure worth printing. A base scored alone has no figure
+    relative to other models (`semantic:improvement`), hence `comparison` may be None here and only here.
+    """
+    verdict = "training delivered the base model unchanged (no step beat it on validation), so nothing was registered"
+    if incumbent != "base" and comparison is not None:
+        verdict += f"; the {incumbent} stays ({_evidence(incumbent, metric, comparison, trained='base')})"
+    return Promotion(False, incumbent, dict(comparison or {}), {}, [], verdict)

@@ -15,6 +15,7 @@
   (the reference: the base model in the pipeline), oriented so that better is positive; 0.05 is
   about 5% better on average. It does not depend on the other models in the table, and the paired
   difference of two models is the mean log-ratio of their own figures, whatever the reference.
+  Both compare models, so a model scored alone has neither.
 
 Every figure carries a 95% bootstrap interval over papers, the same draws for every model; one draw
 of papers serves every task, so the tasks of a draw are scored on the same papers and the figures
@@ -101,18 +102,21 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
             spaces[spec.name] = LabelledSpace(vectors, labels)
             curves[spec.name] = metrics.pca_variance_curve(vectors, 100)
     lower = {task for task in next(iter(rows.values())) if task != "clustering"}
-    for name, estimate in overall_estimates(rows, lower).items():
-        rows[name][OVERALL] = estimate
-    for name, estimate in improvement_estimates(rows, lower).items():
-        rows[name][IMPROVEMENT] = estimate
     counts = ", ".join(f"{k}={len(v)}" for k, v in sets.items() if k != "papers")
     notes = [
         f"evaluated on the {split_note}",
         f"matching pools: {counts}",
         interval_note(cfg.evaluation.bootstrap, "papers (one draw for every task)"),
-        f"improvement: mean log-ratio of each task figure to {next(iter(rows))!r}'s (better is positive); "
-        "overall: the paper's normalisation across the models of this table (a leaderboard figure only)",
     ]
+    if len(rows) > 1:  # both compare a model with the others in the table: a lone model has neither
+        for name, estimate in overall_estimates(rows, lower).items():
+            rows[name][OVERALL] = estimate
+        for name, estimate in improvement_estimates(rows, lower).items():
+            rows[name][IMPROVEMENT] = estimate
+        notes.append(
+            f"improvement: mean log-ratio of each task figure to {next(iter(rows))!r}'s (better is positive); "
+            "overall: the paper's normalisation across the models of this table (a leaderboard figure only)"
+        )
     if "queries" not in sets:
         notes.append("no queries: set evaluation.query_col (e.g. tldr) or evaluation.texts with kind='query' texts")
     if label_col is None:

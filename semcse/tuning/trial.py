@@ -80,13 +80,12 @@ def evaluate_model(
 ) -> tuple[dict[str, float], set[str]]:
     """Each suite's row for this model as `<suite>/<metric>`, and which of them are lower-is-better.
 
-    `overall` and `improvement` are left out: they compare a model with the others in the same call,
-    and a trial's model is evaluated alone (compare trials on the raw columns instead). On the training corpus,
+    A trial's model is evaluated alone, so the semantic suite gives it no `overall` or `improvement` (figures
+    relative to the other models of a table): trials compare on the raw columns. On the training corpus,
     trials are scored on its validation split: choosing a trial must not look at the test split.
     """
     from semcse.evaluation.report import write_report
     from semcse.evaluation.runner import SUITES, model_refs
-    from semcse.evaluation.semantic import COMBINED
 
     data = cfg.evaluation.data or cfg.corpus.path
     if not cfg.evaluation.data:
@@ -96,7 +95,7 @@ def evaluate_model(
     for name in suites:
         result = SUITES[name](model_refs([f"trial={model_dir}"]), data, cfg, out)
         write_report(result, out)
-        row = result.table.loc["trial"].drop(labels=list(COMBINED), errors="ignore")
+        row = result.table.loc["trial"]
         metrics |= {f"{name}/{metric}": float(value) for metric, value in row.items()}
         lower |= {f"{name}/{metric}" for metric in result.lower_is_better}
     return metrics, lower
