@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`
 from semcse import logs  # noqa: E402
 from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
 from semcse.resources import data_dir  # noqa: E402
+from semcse.training.positives import crops  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
 
 # Output as the CLI sets it, from the start: a benchmark loads models (its baselines, its run preparation)
@@ -51,6 +52,15 @@ def last_step_model(run_dir: Path) -> Path | None:
 
     models = persisted_models(run_dir / "ray")
     return models[max(models)] if models else None
+
+
+def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, str]]:
+    """(anchor, positive) texts as training draws them: title → abstract, or an abstract's first → last crop."""
+    rows = ohsumed_split("train", abstracts)
+    if kind == "title":
+        return list(zip(rows["title"].astype(str), rows["abstract"].astype(str), strict=True))
+    windows = [crops(a, tc.crop_sentences, tc.min_sentence_chars, tc.max_sentence_chars) for a in rows["abstract"]]
+    return [(w[0], w[-1]) for w in windows if len(w) >= 2]
 
 
 def crops_config(

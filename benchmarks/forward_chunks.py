@@ -23,24 +23,14 @@ from typing import Any
 
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from _common import free_port, minilm_dir, ohsumed_split, save_results
+from _common import free_port, minilm_dir, pairs_of, save_results
 
 from semcse.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
 from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 from semcse.training.objective import TEXTS, PairObjective
-from semcse.training.positives import crops
 from semcse.training.precision import training_forward
 from tests.fixtures.loopback import join_cpu_group
-
-
-def pairs_of(kind: str, abstracts: int, tc: TrainingConfig) -> list[tuple[str, str]]:
-    """(anchor, positive) texts as training draws them: title → abstract, or an abstract's first → last crop."""
-    rows = ohsumed_split("train", abstracts)
-    if kind == "title":
-        return list(zip(rows["title"].astype(str), rows["abstract"].astype(str), strict=True))
-    windows = [crops(a, tc.crop_sentences, tc.min_sentence_chars, tc.max_sentence_chars) for a in rows["abstract"]]
-    return [(w[0], w[-1]) for w in windows if len(w) >= 2]
 
 
 def worker(rank: int, args: argparse.Namespace, port: int, results: Any) -> None:

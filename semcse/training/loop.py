@@ -30,7 +30,7 @@ import pandas as pd
 
 from semcse import logs
 from semcse.config import TrackingConfig, TrainingConfig
-from semcse.training import checkpoints, precision
+from semcse.training import attention, checkpoints, precision
 from semcse.training.averaging import BaseAverage
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
 from semcse.training.objective import BASE, TEXTS, Objective
@@ -174,6 +174,7 @@ def train_loop(config: dict[str, Any]) -> None:
     model = spec.model_factory()
     average = BaseAverage(model, cfg.average_with_base)  # before DeepSpeed moves or wraps the base weights
     reference = BaseReference.for_run(model, cfg)
+    attention.for_training(model, cfg)  # after the reference's copy, which only ever encodes
     if not cfg.use_gpu:
         skip_shared_memory_op()
     engine, _, _, scheduler = deepspeed.initialize(
@@ -375,7 +376,7 @@ def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Vali
     evaluates = rank == 0 or not alone
     node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
-    with _torch_threads(threads), precision.autocast(spec.cfg):
+    with _torch_threads(threads), precision.autocast(spec.cfg), attention.encoding(model):
         shared = [spec.validate(model, spec.validation) if evaluates else None]
     if dist.is_initialized():
         dist.broadcast_object_list(shared, src=0)

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from semcse.config import TrainingConfig
-from semcse.training.engine import build_encoder, parameter_groups
+from semcse.models.encoder import TextEncoder
+from semcse.training import attention
+from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 from semcse.training.trainer import prepare
 from semcse.training.validation import Validated, build_validation_set, significantly_better, validate
 from tests.fixtures.training import validation_pair_rows
@@ -32,6 +34,44 @@ def test_frozen_parameters_are_left_out(tiny_encoder_dir: Path) -> None:
     model = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_embeddings=True))
     grouped = {id(p) for group in parameter_groups(model, 0.01) for p in group["params"]}
     assert not any(id(p) in grouped for p in model.backbone.embeddings.parameters())
+
+
+def kernel(model: TextEncoder) -> str:
+    return model.backbone.config._attn_implementation
+
+
+def test_cpu_training_steps_with_eager_attention_and_encodes_with_sdpa(tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    """Eager attention for a CPU run's training steps (its attention dropout keeps SDPA off the fused kernels), SDPA
+    again while validation encodes, and neither recorded in the model a run saves."""
+    cpu = TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops")
+    model = build_encoder(cpu)
+    texts = ["a paper on coral reefs", "a short one"]
+    assert kernel(model) == "sdpa" and model.backbone.config.attention_probs_dropout_prob > 0
+    attention.for_training(model, cpu)
+    assert kernel(model) == "eager"
+    with attention.encoding(model):
+        assert kernel(model) == "sdpa"
+        inside = model.encode(texts)
+    assert kernel(model) == "eager"
+    np.testing.assert_allclose(model.encode(texts), inside, atol=1e-5)  # the same maths, another kernel
+    model.save(tmp_path / "saved")
+    assert kernel(TextEncoder.load(str(tmp_path / "saved"))) == "sdpa"
+
+    gpu_cfg = TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops", use_gpu=True)
+    gpu = build_encoder(gpu_cfg)
+    attention.for_training(gpu, gpu_cfg)
+    assert kernel(gpu) == "sdpa"  # CUDA's fused kernels take dropout
+    no_dropout = build_encoder(cpu)
+    no_dropout.backbone.config.attention_probs_dropout_prob = 0.0
+    attention.for_training(no_dropout, cpu)
+    assert kernel(no_dropout) == "sdpa"  # then the fused kernel serves training too
+
+
+def test_cpu_runs_step_with_torchs_fused_adamw_and_gpu_runs_with_deepspeeds(tiny_encoder_dir: Path) -> None:
+    cpu = deepspeed_config(TrainingConfig(base_model=str(tiny_encoder_dir)))["optimizer"]["params"]
+    assert cpu["torch_adam"] is True and cpu["fused"] is True
+    gpu = deepspeed_config(TrainingConfig(base_model=str(tiny_encoder_dir), use_gpu=True))["optimizer"]["params"]
+    assert "fused" not in gpu and not gpu.get("torch_adam")  # DeepSpeed's FusedAdam takes no `fused` argument
 
 
 def test_the_base_models_length_pooling_and_geometry_are_kept(minilm_dir: Path) -> None:
