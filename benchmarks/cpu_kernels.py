@@ -9,7 +9,7 @@
 
 One process with `--threads` threads (a 2-core machine's training worker has one). Each pair of choices is timed
 interleaved over `--repeats` rounds, so that the host's drift hits both alike; prints medians and the ratio
-chosen / alternative, and saves raw figures to benchmarks/results/cpu-kernels-<commit>.json. Not a test.
+chosen / alternative, and saves raw figures to benchmarks/results/cpu-kernels-<bf16|fp32>-<commit>.json. Not a test.
 
     .venv/bin/python benchmarks/cpu_kernels.py
     .venv/bin/python benchmarks/cpu_kernels.py --threads 2 --fp32
@@ -111,7 +111,7 @@ def main() -> None:
         chosen, alternative = list(rounds)
         ours, theirs = (statistics.median(rounds[name]) for name in (chosen, alternative))
         print(f"{what:12} {chosen} {ours:.3f} s, {alternative} {theirs:.3f} s: {ours / theirs:.2f}× the time")
-    save_results("cpu-kernels", {"args": vars(args), "seconds": results})
+    save_results(f"cpu-kernels-{'bf16' if args.bf16 else 'fp32'}", {"args": vars(args), "seconds": results})
 
 
 if __name__ == "__main__":
