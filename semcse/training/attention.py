@@ -32,7 +32,8 @@ def _backbones(model: nn.Module) -> list[PreTrainedModel]:
     for module in model.modules():
         if not isinstance(module, PreTrainedModel) or any(module in outer.modules() for outer in found):
             continue
-        if module._can_set_attn_implementation() and module.config._attn_implementation in (TRAINING, ENCODING):
+        switchable = getattr(module, "_can_set_attn_implementation", None)  # older transformers: keep the kernel
+        if switchable is not None and switchable() and module.config._attn_implementation in (TRAINING, ENCODING):
             found.append(module)
     return found
 
