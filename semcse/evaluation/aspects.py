@@ -168,7 +168,7 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         f"{len(abstracts)} judged abstracts, judged aspects {judged_aspects} "
         f"({', '.join(f'{a}: {len(p.rows) // 2:,} pairs' for a, p in pairs_by_aspect.items())}), "
         f"summary aspects {sorted(pairs)}",
-        interval_note(cfg.evaluation.bootstrap, "abstracts"),
+        interval_note(cfg.evaluation.bootstrap, "abstracts", len(rows)),
     ]
     return SuiteResult(NAME, rows, details=details, notes=notes)
 

@@ -77,7 +77,7 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         f"{len(np.unique(labels))} labels; chance (always the majority reference label) accuracy = "
         f"{chance_accuracy(labels, test, reference):.3f}",
         "neighbours by " + ", ".join(f"{name}: {metric}" for name, metric in metric_used.items()),
-        interval_note(cfg.evaluation.bootstrap, "query papers"),
+        interval_note(cfg.evaluation.bootstrap, "query papers", len(rows)),
         "anisotropy has no interval: resampling with replacement repeats vectors and biases it upwards",
     ]
     return SuiteResult(NAME, rows, spaces=spaces, pca_curves=curves, notes=notes)

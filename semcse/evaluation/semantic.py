@@ -106,7 +106,7 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     notes = [
         f"evaluated on the {split_note}",
         f"matching pools: {counts}",
-        interval_note(cfg.evaluation.bootstrap, "papers (one draw for every task)"),
+        interval_note(cfg.evaluation.bootstrap, "papers (one draw for every task)", len(rows)),
     ]
     if len(rows) > 1:  # both compare a model with the others in the table: a lone model has neither
         for name, estimate in overall_estimates(rows, lower).items():

@@ -177,9 +177,11 @@ class Bootstrap:
         return Estimate(float(value), np.array([compute(d, b) for b, d in enumerate(indices)], dtype=np.float64))
 
 
-def interval_note(resamples: int, over: str) -> str:
-    """The line every suite's notes carry, saying what its intervals are."""
-    return f"[low, high]: 95% bootstrap interval over {over}, {resamples} draws, the same draws for every model"
+def interval_note(resamples: int, over: str, models: int) -> str:
+    """The line every suite's notes carry, saying what its intervals are; with several `models`, that they were
+    drawn alike (what makes their differences paired)."""
+    note = f"[low, high]: 95% bootstrap interval over {over}, {resamples} draws"
+    return note + (", the same draws for every model" if models > 1 else "")
 
 
 def percentile_interval(replicates: np.ndarray, level: float = LEVEL) -> tuple[float, float]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_table, paired_difference, percentile_interval
+from semcse.evaluation.uncertainty import (
+    Bootstrap,
+    Estimate,
+    interval_note,
+    interval_table,
+    paired_difference,
+    percentile_interval,
+)
 
 
 def test_draws_depend_on_task_and_size_only():
@@ -90,6 +97,12 @@ def test_interval_table_and_percentiles():
     assert np.isnan(percentile_interval(np.array([np.nan, np.nan]))[0])
     table = interval_table({"model": {"m": estimate}})
     assert table.loc["model"].to_dict() == pytest.approx({"m_ci_low": 0.025, "m_ci_high": 0.975})
+
+
+def test_interval_note_says_the_draws_are_shared_only_when_models_share_them():
+    assert interval_note(1000, "query papers", 2).endswith(", the same draws for every model")
+    alone = interval_note(1000, "query papers", 1)
+    assert alone == "[low, high]: 95% bootstrap interval over query papers, 1000 draws", "a lone model shares nothing"
 
 
 def test_tasks_over_the_same_papers_are_resampled_together():
