@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -15,7 +16,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`: the suite's loopback helpers
 
 from semcse import logs  # noqa: E402
-from semcse.config import RunConfig, TrainingConfig, load_config  # noqa: E402
+from semcse.config import ConfigError, RunConfig, TrainingConfig, load_config, parse_override  # noqa: E402
 from semcse.resources import data_dir  # noqa: E402
 from semcse.training.positives import crops  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
@@ -25,6 +26,19 @@ from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported 
 logs.configure()
 
 OHSUMED = (Path(__file__).resolve().parents[1] / data_dir()).resolve() / "ohsumed.parquet"
+
+
+def override(item: str) -> tuple[str, str]:
+    """`section.key=value` → (`section.key`, `value` as typed), an argparse type that refuses a malformed item.
+
+    The value stays text: `crops_config` hands it to the config loader, which types it once (typed here
+    too, a quoted `"007"` would reach the loader as `007`, the number 7).
+    """
+    try:
+        path, _ = parse_override(item)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return ".".join(path), item.split("=", 1)[1]
 
 
 def minilm_dir() -> Path:

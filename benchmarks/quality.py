@@ -41,9 +41,17 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from _common import OHSUMED, crops_config, last_step_model, minilm_dir, ohsumed_split, save_results, st_fit
+from _common import (
+    OHSUMED,
+    crops_config,
+    last_step_model,
+    minilm_dir,
+    ohsumed_split,
+    override,
+    save_results,
+    st_fit,
+)
 
-from semcse.config import ConfigError, parse_override
 from semcse.data.io import write_parquet
 from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
@@ -510,19 +518,6 @@ def scratch_summary(found: dict[str, Any]) -> str:
             f"| ohsumed {column} | {mean['random']:.3f} | {mean['dropout']:.3f} | {mean['crops']:.3f} | {change} |"
         )
     return "\n".join(lines)
-
-
-def override(item: str) -> tuple[str, str]:
-    """`section.key=value` → (`section.key`, `value` as typed), an argparse type that refuses a malformed item.
-
-    The value stays text: `crops_config` hands it to the config loader, which types it once (typed here
-    too, a quoted `"007"` would reach the loader as `007`, the number 7).
-    """
-    try:
-        path, _ = parse_override(item)
-    except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return ".".join(path), item.split("=", 1)[1]
 
 
 def main() -> None:

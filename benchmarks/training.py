@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import crops_config, minilm_dir, ohsumed_split, save_results, st_fit
+from _common import crops_config, minilm_dir, ohsumed_split, override, save_results, st_fit
 
 from semcse.config import RunConfig
 from semcse.data.io import write_parquet
@@ -60,7 +60,7 @@ def one_round(work: Path, corpus: Path, args: argparse.Namespace) -> dict[str, A
         "training.pairs": args.pairs,
         "training.val_size": args.val_size,
         "training.eval_every": args.eval_every,
-    }
+    } | dict(args.overrides)
     if not args.no_labels:
         extra["corpus.label_col"] = "label"
     cfg = crops_config(work, corpus, args.steps, args.batch, args.seq, args.workers, **extra)
@@ -98,6 +98,16 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="time sentence-transformers in its default fp32 (--no-st-fp32 skips it, with --st-bf16)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        nargs="+",
+        default=[],
+        type=override,
+        metavar="KEY=VALUE",
+        help="settings for our run only, as `semcse --set` reads them (e.g. training.freeze_layers=3): "
+        "sentence-transformers is given the same pairs, learning rate and warm-up, and trains every layer",
     )
     parser.add_argument(
         "--rounds",
