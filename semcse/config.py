@@ -9,7 +9,7 @@ override is checked exactly like a value written in the file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -288,7 +288,8 @@ class TrainingConfig(Section):
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
-    pairs, temperature, learning rate, averaging with the base and base-similarity weight apply unless set.
+    pairs, temperature, learning rate, averaging with the base, base-similarity weight and frozen lower half
+    apply unless set.
     Title pairs skip titles under `min_title_words` words or shared by several papers.
 
     Unset fields take the recipe of the pairs mode (`recipe`): LLM-free modes follow the cropping
@@ -296,6 +297,9 @@ class TrainingConfig(Section):
     (triplet, margin 1, L2 1/250 on unnormalised embeddings), aspect encoders use InfoNCE (τ 0.07).
     `max_length` truncates training texts only; the exported model keeps the base model's
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
+    `freeze_embeddings` and `freeze_layers` (a count, or `half`: the lower half of any depth) keep the input
+    embeddings and the lowest transformer blocks at the base model's weights; with the embeddings frozen too,
+    the backward pass stops above the frozen blocks.
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
     `zero_stage` follows the device (`effective_zero_stage`) and the precision of CPU forwards
@@ -316,7 +320,7 @@ class TrainingConfig(Section):
     projection: bool = False
     projection_dim: int | None = Field(None, gt=0)
     freeze_embeddings: bool = False
-    freeze_layers: int = Field(0, ge=0)
+    freeze_layers: Annotated[int, Field(ge=0)] | Literal["half"] = 0
     gradient_checkpointing: bool = False
     max_length: int = Field(256, gt=0)
     export_max_length: int | None = Field(None, gt=0)

@@ -164,19 +164,23 @@ class TextEncoder(nn.Module):
         self.train(was_training)
         return out, counts
 
-    def freeze(self, embeddings: bool = False, layers: int = 0) -> None:
-        """Freeze the input embeddings and/or the first `layers` transformer blocks."""
+    def freeze(self, embeddings: bool = False, layers: int | Literal["half"] = 0) -> int:
+        """Freeze the input embeddings and/or the first `layers` transformer blocks (`"half"`: the lower half, rounded
+        down, whatever the depth); returns how many blocks are frozen."""
         if embeddings:
             embedding_module = getattr(self.backbone, "embeddings", None) or self.backbone.get_input_embeddings()
             embedding_module.requires_grad_(False)
-        if layers:
-            blocks = find_layers(self.backbone)
-            if blocks is None:
-                raise ValueError("cannot find the transformer layers of this backbone to freeze")
-            if layers > len(blocks):
-                raise ValueError(f"freeze_layers={layers} but the backbone has only {len(blocks)} layers")
-            for block in blocks[:layers]:
-                block.requires_grad_(False)
+        if not layers:
+            return 0
+        blocks = find_layers(self.backbone)
+        if blocks is None:
+            raise ValueError("cannot find the transformer layers of this backbone to freeze")
+        count = len(blocks) // 2 if layers == "half" else layers
+        if count > len(blocks):
+            raise ValueError(f"freeze_layers={layers} but the backbone has only {len(blocks)} layers")
+        for block in blocks[:count]:
+            block.requires_grad_(False)
+        return count
 
     def save(self, path: str | Path) -> Path:
         """Write a sentence-transformers directory (modules.json, pooling config, safetensors)."""

@@ -38,10 +38,30 @@ def build_encoder(cfg: TrainingConfig, notes: list[str] | None = None) -> TextEn
             notes.append(
                 "the base model normalises its vectors; the triplet loss trains (and saves) them unnormalised"
             )
-    encoder.freeze(embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
+    frozen_layers = encoder.freeze(embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
+    if notes is not None and (cfg.freeze_embeddings or frozen_layers):
+        notes.append(_frozen_note(encoder, cfg.freeze_embeddings, frozen_layers))
     if cfg.gradient_checkpointing:
         encoder.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     return encoder
+
+
+def _frozen_note(encoder: TextEncoder, embeddings: bool, layers: int) -> str:
+    """What stays fixed and what that buys: the backward pass stops above the frozen part only when the
+    embeddings are frozen too, otherwise their gradient flows back through every frozen layer."""
+    blocks = f"transformer layer{'s 1–' if layers > 1 else ' '}{layers}"
+    parts = (["the input embeddings"] if embeddings else []) + ([blocks] if layers else [])
+    trainable = sum(p.numel() for p in encoder.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in encoder.parameters())
+    note = (
+        f"frozen: {' and '.join(parts)} (training.freeze_embeddings, training.freeze_layers); "
+        f"{trainable / 1e6:.1f} M of {total / 1e6:.1f} M parameters train"
+    )
+    if layers and not embeddings:
+        note += ", and the backward pass still runs through the frozen layers to the trainable embeddings"
+    elif embeddings:
+        note += f", and the backward pass stops at layer {layers + 1}"
+    return note
 
 
 def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:

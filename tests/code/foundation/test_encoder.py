@@ -46,12 +46,15 @@ def test_saved_directory_round_trip(tiny_encoder_dir, tmp_path, pooling, project
 
 def test_freeze(tiny_encoder_dir):
     encoder = TextEncoder.load(tiny_encoder_dir)
-    encoder.freeze(embeddings=True, layers=1)
+    assert encoder.freeze(embeddings=True, layers=1) == 1
     frozen = {n for n, p in encoder.named_parameters() if not p.requires_grad}
     assert any("embeddings" in n for n in frozen) and any("layer.0." in n for n in frozen)
     assert not any("layer.1." in n for n in frozen)
     with pytest.raises(ValueError, match="only 2 layers"):
         encoder.freeze(layers=5)
+    halved = TextEncoder.load(tiny_encoder_dir)
+    assert halved.freeze(layers="half") == 1  # the lower half of any depth: 1 of this model's 2 blocks
+    assert {n for n, p in halved.named_parameters() if not p.requires_grad} == {n for n in frozen if "layer.0." in n}
 
 
 def test_tiny_encoder_tokenizer_is_the_same_on_every_build(tmp_path, sample_records):

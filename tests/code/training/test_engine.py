@@ -30,10 +30,30 @@ def test_biases_and_norm_weights_are_not_decayed(tiny_encoder_dir: Path) -> None
     assert len(kept_names) + len(decayed_names) == sum(1 for _ in model.parameters())
 
 
-def test_frozen_parameters_are_left_out(tiny_encoder_dir: Path) -> None:
-    model = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_embeddings=True))
+def test_frozen_parameters_are_left_out_and_the_run_says_what_is_frozen(tiny_encoder_dir: Path) -> None:
+    notes: list[str] = []
+    model = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_embeddings=True), notes)
     grouped = {id(p) for group in parameter_groups(model, 0.01) for p in group["params"]}
     assert not any(id(p) in grouped for p in model.backbone.embeddings.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad) / 1e6
+    assert notes == [
+        f"frozen: the input embeddings (training.freeze_embeddings, training.freeze_layers); {trainable:.1f} M of "
+        f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters train, and the backward pass stops at "
+        "layer 1"
+    ]
+    layers_only: list[str] = []
+    build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_layers=1), layers_only)
+    assert layers_only[0].startswith("frozen: transformer layer 1 ")
+    assert layers_only[0].endswith(
+        "the backward pass still runs through the frozen layers to the trainable embeddings"
+    )
+    half: list[str] = []
+    build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), freeze_embeddings=True, freeze_layers="half"), half)
+    assert half[0].startswith("frozen: the input embeddings and transformer layer 1 ")
+    assert half[0].endswith("the backward pass stops at layer 2")
+    unfrozen: list[str] = []
+    build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir)), unfrozen)
+    assert unfrozen == []
 
 
 def kernel(model: TextEncoder) -> str:
