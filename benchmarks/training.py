@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import crops_config, minilm_dir, ohsumed_split, override, save_results, st_fit
+from _common import add_set_option, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
 
 from semcse.config import RunConfig
 from semcse.data.io import write_parquet
@@ -99,14 +99,9 @@ def main() -> None:
         default=True,
         help="time sentence-transformers in its default fp32 (--no-st-fp32 skips it, with --st-bf16)",
     )
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        nargs="+",
-        default=[],
-        type=override,
-        metavar="KEY=VALUE",
-        help="settings for our run only, as `semcse --set` reads them (e.g. training.freeze_layers=3): "
+    add_set_option(
+        parser,
+        "settings for our run only, as `semcse --set` reads them (e.g. training.freeze_layers=3): "
         "sentence-transformers is given the same pairs, learning rate and warm-up, and trains every layer",
     )
     parser.add_argument(
