@@ -3,13 +3,15 @@
 Same base model (all-MiniLM-L6-v2), same pairs (`--pairs`: crops, title or a mix) in the same batch order,
 batch size, sequence length and step count, run back to back on this machine. Our run keeps the trainer's
 defaults: validation on `--val-size` abstracts every `--eval-every` steps, with ohsumed's labels as the
-corpus's label column (the label guard) unless `--no-labels`, and its forwards under bf16 autocast where the
-CPU has native bf16 (`training.cpu_bf16`). sentence-transformers runs in its default fp32 and, with `--st-bf16`,
-also under its Trainer's own bf16 autocast. This shared host drifts by up to a third between runs minutes apart,
-so `--rounds N` repeats ST-then-ours N times and reports each round's ratio and their median. Prints samples/s
-end to end (including Ray worker start-up, DeepSpeed initialisation, every validation and checkpoint and the
-export) and in steady state (the training steps alone), their ratios, and where our run's fixed cost goes; raw
-figures go to benchmarks/results/training-<pairs>-<commit>.json. Not a test: never run in CI.
+corpus's label column (the label guard) unless `--no-labels`, its forwards under bf16 autocast where the CPU
+has native bf16 (`training.cpu_bf16`), and crops and title pairs training the upper half of the encoder
+(`data.modes.UPPER_HALF`; `--set training.freeze_layers=0` trains every layer). sentence-transformers runs in
+its default fp32 and, with `--st-bf16`, also under its Trainer's own bf16 autocast. This shared host drifts by
+up to a third between runs minutes apart, so `--rounds N` repeats ST-then-ours N times and reports each round's
+ratio and their median. Prints samples/s end to end (including Ray worker start-up, DeepSpeed initialisation,
+every validation and checkpoint and the export) and in steady state (the training steps alone), their ratios,
+and where our run's fixed cost goes; raw figures go to benchmarks/results/training-<pairs>-<commit>.json. Not a
+test: never run in CI.
 
     .venv/bin/python benchmarks/training.py --pairs crops --steps 150 --abstracts 2800
     .venv/bin/python benchmarks/training.py --pairs title --steps 150 --abstracts 2800 --st-bf16
@@ -101,7 +103,7 @@ def main() -> None:
     )
     add_set_option(
         parser,
-        "settings for our run only, as `semcse --set` reads them (e.g. training.freeze_layers=3): "
+        "settings for our run only, as `semcse --set` reads them (e.g. training.freeze_layers=0): "
         "sentence-transformers is given the same pairs, learning rate and warm-up, and trains every layer",
     )
     parser.add_argument(

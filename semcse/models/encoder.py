@@ -166,18 +166,22 @@ class TextEncoder(nn.Module):
 
     def freeze(self, embeddings: bool = False, layers: int | Literal["half"] = 0) -> int:
         """Freeze the input embeddings and/or the first `layers` transformer blocks (`"half"`: the lower half, rounded
-        down, whatever the depth); returns how many blocks are frozen."""
+        down, whatever the depth); returns how many blocks are frozen. Refused, before anything is frozen, when it
+        would leave nothing to train."""
+        blocks = find_layers(self.backbone) if layers else nn.ModuleList()
+        if blocks is None:
+            raise ValueError("cannot find the transformer layers of this backbone to freeze")
+        count = len(blocks) // 2 if layers == "half" else int(layers)
+        if count > len(blocks):
+            raise ValueError(f"freeze_layers={layers} but the backbone has only {len(blocks)} layers")
+        if embeddings and count and count == len(blocks) and self.projection is None:
+            raise ValueError(
+                f"freezing the embeddings and all {count} layers leaves nothing to train; freeze fewer layers or "
+                "add a projection head (training.projection)"
+            )
         if embeddings:
             embedding_module = getattr(self.backbone, "embeddings", None) or self.backbone.get_input_embeddings()
             embedding_module.requires_grad_(False)
-        if not layers:
-            return 0
-        blocks = find_layers(self.backbone)
-        if blocks is None:
-            raise ValueError("cannot find the transformer layers of this backbone to freeze")
-        count = len(blocks) // 2 if layers == "half" else layers
-        if count > len(blocks):
-            raise ValueError(f"freeze_layers={layers} but the backbone has only {len(blocks)} layers")
         for block in blocks[:count]:
             block.requires_grad_(False)
         return count

@@ -19,6 +19,12 @@ import torch.multiprocessing as mp
 
 from tests.fixtures.loopback import free_port, join_cpu_group
 
+# crops train the upper half: layer 0 of the tiny encoder's two stays frozen, layer 1 trains
+TRAINED, FROZEN = (
+    "backbone.encoder.layer.1.attention.self.query.weight",
+    "backbone.encoder.layer.0.attention.self.query.weight",
+)
+
 
 def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     join_cpu_group(0, 1, port)
@@ -52,8 +58,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     )
     engine.backward(engine(**batch).float().pow(2).mean())
     engine.step()
-    name, parameter = "backbone.encoder.layer.0.attention.self.query.weight", None
-    parameter = dict(engine.module.named_parameters())[name]
+    parameter = dict(engine.module.named_parameters())[TRAINED]
     try:
         factory = functools.partial(build_encoder, cfg)
         checkpoints.save(engine, checkpoints.LoopState(), Path(out), 0, factory, BaseAverage(model, 0))
@@ -65,7 +70,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
         "dtype": str(parameter.dtype),
         "master": safe_get_full_fp32_param(parameter).flatten().tolist(),
         "bf16": parameter.detach().float().flatten().tolist(),
-        "base": average.values[name].flatten().tolist(),
+        "base": average.values[TRAINED].flatten().tolist(),
     }
     Path(out, "expected.json").write_text(json.dumps(record))
 
@@ -91,14 +96,17 @@ def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_p
     expected = json.loads((tmp_path / "expected.json").read_text())
     assert expected["dtype"] == "torch.bfloat16"
 
-    saved = TextEncoder.load(tmp_path / MODEL_DIR)
-    weights = dict(saved.named_parameters())["backbone.encoder.layer.0.attention.self.query.weight"]
+    saved = dict(TextEncoder.load(tmp_path / MODEL_DIR).named_parameters())
+    weights = saved[TRAINED]
     assert weights.dtype.is_floating_point and str(weights.dtype) == "torch.float32"
     exported = weights.detach().flatten().numpy()
     np.testing.assert_array_equal(exported, np.float32(expected["master"]))
     assert not np.array_equal(exported, np.float32(expected["bf16"])), "the export is the rounded bf16 copy"
+    # a frozen parameter has no master copy: the export keeps the base model's exact fp32 values
+    base = dict(TextEncoder.load(tiny_encoder_dir).named_parameters())[FROZEN]
+    np.testing.assert_array_equal(saved[FROZEN].detach().numpy(), base.detach().numpy())
 
     averaged = TextEncoder.load(tmp_path / "averaged" / MODEL_DIR)
-    weights = dict(averaged.named_parameters())["backbone.encoder.layer.0.attention.self.query.weight"]
+    weights = dict(averaged.named_parameters())[TRAINED]
     halfway = 0.5 * np.float32(expected["master"]) + 0.5 * np.float32(expected["base"])
     np.testing.assert_allclose(weights.detach().flatten().numpy(), halfway, rtol=1e-6, atol=1e-7)

@@ -52,6 +52,12 @@ def test_freeze(tiny_encoder_dir):
     assert not any("layer.1." in n for n in frozen)
     with pytest.raises(ValueError, match="only 2 layers"):
         encoder.freeze(layers=5)
+    whole = TextEncoder.load(tiny_encoder_dir)
+    with pytest.raises(ValueError, match="leaves nothing to train"):
+        whole.freeze(embeddings=True, layers=2)
+    assert all(p.requires_grad for p in whole.parameters())  # refused before anything was frozen
+    headed = TextEncoder.load(tiny_encoder_dir, projection_dim=8)
+    assert headed.freeze(embeddings=True, layers=2) == 2  # the projection head still trains
     halved = TextEncoder.load(tiny_encoder_dir)
     assert halved.freeze(layers="half") == 1  # the lower half of any depth: 1 of this model's 2 blocks
     assert {n for n, p in halved.named_parameters() if not p.requires_grad} == {n for n in frozen if "layer.0." in n}

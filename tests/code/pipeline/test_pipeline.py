@@ -64,6 +64,19 @@ def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp
     assert record("auto") == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
 
 
+def test_a_crops_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path: Path):
+    """Crops now train the upper half by default: a finished run recorded with every layer training is redone."""
+    import json
+
+    cfg = load_config(None, [f"run_dir={tmp_path}", "training.pairs=crops"])
+    earlier = step_settings(cfg)["train"] | {"training.freeze_embeddings": False, "training.freeze_layers": 0}
+    state = {"steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
+    (tmp_path / "pipeline.json").write_text(json.dumps(state))
+    assert Pipeline(cfg).runner.outdated("train") == (
+        "changed since the earlier run: training.freeze_embeddings False → True, training.freeze_layers 0 → half"
+    )
+
+
 def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Path, sample_corpus_path):
     """Validation writes the corpus afresh, so over a grown corpus it is refused (before any work) unless forced."""
     import json

@@ -41,6 +41,7 @@ def test_invalid_config_values(make_config, overrides: dict, message: str) -> No
         ({"training.texts": None}, "needs generated texts|pass --texts"),
         ({"training.base_model": "/nonexistent/model"}, "cannot build the encoder"),
         ({"training.freeze_layers": 5}, "only 2 layers"),
+        ({"training.freeze_embeddings": True, "training.freeze_layers": 2}, "leaves nothing to train"),
         ({"corpus.val_fraction": 0.0}, r"no validation abstracts.*id hash.*raise corpus.val_fraction"),
         ({"corpus.label_col": "field"}, "corpus.label_col='field' is not a column"),
     ],
