@@ -4,7 +4,7 @@ Same base model (all-MiniLM-L6-v2), same pairs (`--pairs`: crops, title or a mix
 batch size, sequence length and step count, run back to back on this machine. Our run keeps the trainer's
 defaults: validation on `--val-size` abstracts every `--eval-every` steps, with ohsumed's labels as the
 corpus's label column (the label guard) unless `--no-labels`, its forwards under bf16 autocast where the CPU
-has native bf16 (`training.cpu_bf16`), and crops and title pairs training the upper half of the encoder
+has native bf16 (`training.cpu_bf16`), and title pairs training the upper half of the encoder
 (`data.modes.UPPER_HALF`; `--set training.freeze_layers=0` trains every layer). sentence-transformers runs in
 its default fp32 and, with `--st-bf16`, also under its Trainer's own bf16 autocast. This shared host drifts by
 up to a third between runs minutes apart, so `--rounds N` repeats ST-then-ours N times and reports each round's

@@ -289,7 +289,8 @@ class TrainingConfig(Section):
 
     `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
     `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
-    pairs, temperature, learning rate, averaging with the base and base-similarity weight apply unless set.
+    pairs, temperature, learning rate, averaging with the base, base-similarity weight and frozen lower half
+    apply unless set.
     Title pairs skip titles under `min_title_words` words or shared by several papers.
 
     Unset fields take the recipe of the pairs mode (`recipe`): LLM-free modes follow the cropping
@@ -299,9 +300,8 @@ class TrainingConfig(Section):
     `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
     `freeze_embeddings` and `freeze_layers` (a count, or `half`: the lower half of any depth) keep the input
     embeddings and the lowest transformer blocks at the base model's weights; with the embeddings frozen too,
-    the backward pass stops above the frozen blocks. Unset, crops, title pairs and their mixes (`auto` too) on a
-    pretrained encoder freeze both, the lower half (`data.modes.UPPER_HALF`), unless the run sets either; other
-    modes train every layer.
+    the backward pass stops above the frozen blocks. Unset, title pairs and `auto` on a pretrained encoder freeze
+    both, the lower half (`data.modes.UPPER_HALF`), unless the run sets either; other modes train every layer.
     A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
     padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
     `zero_stage` follows the device (`effective_zero_stage`) and the precision of CPU forwards
@@ -366,13 +366,11 @@ class TrainingConfig(Section):
     @model_validator(mode="before")
     @classmethod
     def _mode_recipe(cls, data: Any) -> Any:
-        """`pairs: auto` becomes the chosen LLM-free recipe, and crops or title pairs on a pretrained encoder train
+        """`pairs: auto` becomes the chosen LLM-free recipe, and `auto` or title pairs on a pretrained encoder train
         its upper half (`data.modes.UPPER_HALF`); settings the run gives itself win, and a run that sets either
         freezing setting sets freezing (`freeze_layers: 0` alone trains every layer)."""
         if not isinstance(data, dict):
             return data
-        if data.get("pairs") == "auto":
-            data = {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
         frozen_given = any(data.get(key) is not None for key in UPPER_HALF)
         if (
             not frozen_given
@@ -380,6 +378,8 @@ class TrainingConfig(Section):
             and not is_scratch(data.get("base_model"))
         ):
             data = {**data, **UPPER_HALF}
+        if data.get("pairs") == "auto":
+            data = {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
         return data
 
     @field_validator("pairs")

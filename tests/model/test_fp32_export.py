@@ -19,7 +19,7 @@ import torch.multiprocessing as mp
 
 from tests.fixtures.loopback import free_port, join_cpu_group
 
-# crops train the upper half: layer 0 of the tiny encoder's two stays frozen, layer 1 trains
+# title pairs train the upper half: layer 0 of the tiny encoder's two stays frozen, layer 1 trains
 TRAINED, FROZEN = (
     "backbone.encoder.layer.1.attention.self.query.weight",
     "backbone.encoder.layer.0.attention.self.query.weight",
@@ -39,7 +39,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 
     cfg = TrainingConfig(
-        pairs="crops",
+        pairs="title",
         base_model=model_dir,
         batch_size=4,
         num_workers=1,

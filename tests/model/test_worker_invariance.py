@@ -48,7 +48,6 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
         learning_rate=1e-3,
         base_similarity_weight=100.0 if keep_base else 0.0,  # the term's gradients as large as InfoNCE's
         cpu_bf16=False,
-        freeze_layers=0,  # every parameter's gradient compared, the embeddings' included
     )
     model = build_encoder(cfg)
     model.eval()

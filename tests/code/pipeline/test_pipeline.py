@@ -64,11 +64,11 @@ def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp
     assert record("auto") == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
 
 
-def test_a_crops_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path: Path):
-    """Crops now train the upper half by default: a finished run recorded with every layer training is redone."""
+def test_a_title_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path: Path):
+    """Title pairs now train the upper half by default: a finished run recorded with every layer training is redone."""
     import json
 
-    cfg = load_config(None, [f"run_dir={tmp_path}", "training.pairs=crops"])
+    cfg = load_config(None, [f"run_dir={tmp_path}", "training.pairs=title"])
     earlier = step_settings(cfg)["train"] | {"training.freeze_embeddings": False, "training.freeze_layers": 0}
     state = {"steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
     (tmp_path / "pipeline.json").write_text(json.dumps(state))

@@ -123,19 +123,19 @@ def test_auto_is_the_chosen_recipe_and_the_run_settings_win() -> None:
 @pytest.mark.parametrize(
     ("settings", "frozen"),
     [
-        ({"pairs": "crops"}, (True, "half")),
         ({"pairs": "title"}, (True, "half")),
-        ({"pairs": "crops:0.3+title:0.7"}, (True, "half")),
         ({"pairs": "auto"}, (True, "half")),
-        ({"pairs": "crops", "freeze_layers": 0}, (False, 0)),  # setting either one sets freezing: every layer trains
+        ({"pairs": "title", "freeze_layers": 0}, (False, 0)),  # setting either one sets freezing: every layer trains
         ({"pairs": "auto", "freeze_embeddings": True}, (True, 0)),
-        ({"pairs": "crops", "base_model": "scratch:bert-mini"}, (False, 0)),  # random lower layers: nothing to keep
-        ({"pairs": "dropout"}, (False, 0)),  # not measured frozen
-        ({"pairs": "crops+dropout"}, (False, 0)),
+        ({"pairs": "title", "base_model": "scratch:bert-mini"}, (False, 0)),  # random lower layers: nothing to keep
+        ({"pairs": "auto", "base_model": "scratch:bert-mini"}, (False, 0)),
+        ({"pairs": "crops"}, (False, 0)),  # crops frozen did not keep every held-out verdict
+        ({"pairs": "crops:0.3+title:0.7"}, (False, 0)),
+        ({"pairs": "dropout"}, (False, 0)),
         ({"pairs": "semcse"}, (False, 0)),
     ],
 )
-def test_crops_and_titles_train_the_upper_half_of_a_pretrained_encoder_unless_told(settings, frozen) -> None:
+def test_titles_and_auto_train_the_upper_half_of_a_pretrained_encoder_unless_told(settings, frozen) -> None:
     cfg = TrainingConfig(**settings)
     assert (cfg.freeze_embeddings, cfg.freeze_layers) == frozen
 
