@@ -15,7 +15,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from semcse.data.modes import ASPECT_PREFIX, AUTO, UPPER_HALF, mix_weights, needs_texts, trains_upper_half
-from semcse.models.scratch import is_scratch
+
+# `training.base_model: scratch:<architecture>`: an encoder initialised at random from the corpus's vocabulary
+# (`models.scratch`), whose lower layers hold nothing a recipe should keep frozen.
+SCRATCH_PREFIX = "scratch:"
 
 Suite = Literal["semantic", "knn", "aspects", "decoder"]
 
@@ -375,7 +378,7 @@ class TrainingConfig(Section):
         if (
             not frozen_given
             and trains_upper_half(data.get("pairs", "semcse"))
-            and not is_scratch(data.get("base_model"))
+            and not str(data.get("base_model") or "").startswith(SCRATCH_PREFIX)
         ):
             data = {**data, **UPPER_HALF}
         if data.get("pairs") == "auto":

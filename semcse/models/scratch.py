@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
-SCRATCH_PREFIX = "scratch:"
+from semcse.config import SCRATCH_PREFIX
+
 # (layers, hidden size, attention heads): the compact BERT sizes of Turc et al. (2019), and bert-base.
 ARCHITECTURES: dict[str, tuple[int, int, int]] = {
     "bert-tiny": (2, 128, 2),
