@@ -9,7 +9,7 @@ override is checked exactly like a value written in the file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -19,6 +19,11 @@ from semcse.data.modes import ASPECT_PREFIX, AUTO, UPPER_HALF, mix_weights, need
 # `training.base_model: scratch:<architecture>`: an encoder initialised at random from the corpus's vocabulary
 # (`models.scratch`), whose lower layers hold nothing a recipe should keep frozen.
 SCRATCH_PREFIX = "scratch:"
+
+
+def is_scratch(ref: str | None) -> TypeGuard[str]:
+    return ref is not None and ref.startswith(SCRATCH_PREFIX)
+
 
 Suite = Literal["semantic", "knn", "aspects", "decoder"]
 
@@ -378,7 +383,7 @@ class TrainingConfig(Section):
         if (
             not frozen_given
             and trains_upper_half(data.get("pairs", "semcse"))
-            and not str(data.get("base_model") or "").startswith(SCRATCH_PREFIX)
+            and not is_scratch(data.get("base_model"))
         ):
             data = {**data, **UPPER_HALF}
         if data.get("pairs") == "auto":

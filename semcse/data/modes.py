@@ -45,7 +45,7 @@ LLM_FREE = ("crops", "dropout", "title")
 # fresh seeds fixed before it ran: it cuts the held-out methodology loss by about two thirds and gives back most
 # of the label-agreement gain (docs/tune.md, "λ 10 on fresh seeds"); validation sees its effect as a smaller
 # `val_base_drift`, not as a better score. Only the upper half of the layers trains (the embeddings and the lower
-# half frozen (`UPPER_HALF`).
+# half frozen: `UPPER_HALF`).
 AUTO: dict[str, Any] = {
     "pairs": "crops:0.5+title:0.5",
     "temperature": 0.1,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from semcse.config import SCRATCH_PREFIX
 
@@ -25,10 +25,6 @@ ARCHITECTURES: dict[str, tuple[int, int, int]] = {
     "bert-base": (12, 768, 12),
 }
 SCRATCH_VOCAB = 30_000
-
-
-def is_scratch(ref: str | None) -> TypeGuard[str]:
-    return ref is not None and ref.startswith(SCRATCH_PREFIX)
 
 
 def build_scratch_encoder(ref: str, texts: Iterable[str], out_dir: str | Path, seed: int = 0) -> Path:

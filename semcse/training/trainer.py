@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from semcse import logs, storage
-from semcse.config import SCRATCH_PREFIX, RunConfig, TrainingConfig
+from semcse.config import SCRATCH_PREFIX, RunConfig, TrainingConfig, is_scratch
 from semcse.data.io import read_corpus
 from semcse.data.modes import mix_weights, needs_texts, pair_mode
 from semcse.data.split import frame_splits
-from semcse.models.scratch import build_scratch_encoder, is_scratch
+from semcse.models.scratch import build_scratch_encoder
 from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
 from semcse.training.engine import build_encoder
 from semcse.training.loop import FailOnce
