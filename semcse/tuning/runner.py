@@ -146,29 +146,38 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
             )
             winner = None
         else:
-            winner = _test_the_winner(study, base, ablation, spec, storage.join(results_dir, "test")) or None
-        if winner:
+            winner = _choose_the_winner(study, base, ablation, spec, storage.join(results_dir, "test")) or None
+        if winner and "report" in winner:
             parent.log_artifact(winner["report"], "test")
     return StudyResult(
         study.name, ablation, paths, storage.join(root, study.name), parent.run_id, restored, errors, winner
     )
 
 
-def _test_the_winner(
+def _choose_the_winner(
     study: Study, base: RunConfig, ablation: AblationTable, spec: TrialSpec, out: str
 ) -> dict[str, Any]:
-    """The trial chosen on validation (`study.metric`), evaluated once on the test split against the base model.
+    """The trial chosen on validation (`study.metric`, and `study.prefer`: `AblationTable.winner`) and why, evaluated
+    once on the test split against the base model when the study names `test_suites`.
 
     Nothing about the choice looks at the test split; this is the figure to report for the chosen recipe,
-    with intervals. Returns the winner's trial, parameters, and where the report went (empty: no test suites).
+    with intervals. Returns the winner's trial, parameters, the reason it was chosen and where the test report went
+    (no `report` without test suites).
     """
-    if not study.test_suites:
+    picked = ablation.winner(study.metric, study.prefer)
+    if picked is None:
+        if study.test_suites:
+            raise StudyError(f"no trial reported {study.metric!r}: there is no winner to test")
+        log.info("%s: no trial reported %s, so no winner", study.name, study.metric, extra=TUNE)
         return {}
+    chosen, why = picked
+    params = {key: ablation.table.loc[chosen, key] for key in ablation.params}
+    winner = {"trial": chosen, "params": params, "why": why}
+    if not study.test_suites:
+        log.info("%s: winner %s %s (%s); no test_suites to test it on", study.name, chosen, params, why, extra=TUNE)
+        return winner
     from semcse.evaluation.runner import evaluate
 
-    chosen = ablation.best().get(study.metric)
-    if chosen is None:
-        raise StudyError(f"no trial reported {study.metric!r}: there is no winner to test")
     model = storage.join(spec.trials_dir, chosen, "encoder")
     pooling = base.training.pooling
     models = [f"base={base.training.base_model}" + (f"#{pooling}" if pooling else ""), f"winner={model}"]
@@ -177,8 +186,7 @@ def _test_the_winner(
     if not data:
         raise StudyError("nothing to test the winner on: set evaluation.data or corpus.path")
     results = evaluate(list(study.test_suites), models, data, out, cfg)
-    params = {key: ablation.table.loc[chosen, key] for key in ablation.params}
-    lines = [f"# {study.name}: the winner on the test split", "", f"trial {chosen}: {params}", ""]
+    lines = [f"# {study.name}: the winner on the test split", "", f"trial {chosen}: {params}", f"chosen: {why}", ""]
     for name, result in results.items():
         lines.append(f"## {name}")
         for metric, difference in result.differences("winner", "base").items():
@@ -188,8 +196,8 @@ def _test_the_winner(
             )
         lines.append("")
     report = storage.write_text(storage.join(out, "winner.md"), "\n".join(lines))
-    log.info("%s: winner %s %s; test split report %s", study.name, chosen, params, report, extra=TUNE)
-    return {"trial": chosen, "params": params, "report": report}
+    log.info("%s: winner %s %s (%s); test split report %s", study.name, chosen, params, why, report, extra=TUNE)
+    return winner | {"report": report}
 
 
 def _concurrency(base: RunConfig, study: Study, ask: dict[str, float]) -> int:

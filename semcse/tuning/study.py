@@ -1,10 +1,11 @@
 """A study file: one named ablation, checked completely before a single trial is scheduled.
 
 A study names a fixed base (a run-config file plus `fixed` key-path overrides), a search space over
-RunConfig key paths, the metric and mode, an optional ASHA scheduler, and the evaluation suites run
-on each finished trial's model. `load_study` rejects unknown key paths, empty spaces and values the
-RunConfig would refuse (e.g. `training.pairs: [crops, typo]`) with messages that name them, because a
-bad grid point discovered by trial 7 of 12 wastes the six trials before it.
+RunConfig key paths, the metric and mode, an optional ASHA scheduler, the evaluation suites run
+on each finished trial's model, and how the winner is chosen (`prefer`, see `Study`). `load_study`
+rejects unknown key paths, empty spaces and values the RunConfig would refuse (e.g. `training.pairs:
+[crops, typo]`) with messages that name them, because a bad grid point discovered by trial 7 of 12
+wastes the six trials before it.
 """
 
 from __future__ import annotations
@@ -93,6 +94,15 @@ class Study(BaseModel):
 
     `base` is a run-config file relative to the study file, or a shipped config's name; `fixed` and
     `search` use RunConfig key paths.
+
+    The winner is the trial with the best `metric`, unless the study names searched parameters in `prefer`
+    (each with `max` or `min`): then it is, among the trials that delivered a trained step (one that beat the
+    base model on validation under the trainer's improvement rule and guards), the one with the preferred values,
+    in the order given, and the best metric among equals. That is the parsimony rule for a parameter whose benefit
+    validation cannot see: the most regularised recipe that still shows a gain validation can. `llm-free` prefers
+    the largest weight on the term that keeps the base model's similarities (`training.base_similarity_weight`):
+    validation's score only sees what the pairs train, and rewards the weight 0 that moves furthest from the base
+    (docs/tune.md).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -111,6 +121,7 @@ class Study(BaseModel):
     test_suites: list[Literal["semantic", "knn", "aspects"]] = Field(default_factory=list)
     trainer: Literal["encoder", "multi"] = "encoder"
     max_concurrent_trials: int | None = Field(None, ge=1)
+    prefer: dict[str, Literal["max", "min"]] = Field(default_factory=dict)
     source: Path | None = Field(None, exclude=True)
 
     @model_validator(mode="after")
@@ -119,6 +130,12 @@ class Study(BaseModel):
             raise ValueError("empty search space: `search` names no parameters")
         if self.scheduler == "asha" and not self.metric.startswith("val_"):
             raise ValueError(f"ASHA stops trials on validation reports; metric {self.metric!r} is not a val_* metric")
+        for key in self.prefer:
+            if key not in self.search:
+                raise ValueError(f"prefer names {key!r}, which the study does not search ({', '.join(self.search)})")
+            values = self.search[key].values_to_check()
+            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                raise ValueError(f"prefer needs numbers to compare; {key!r} searches {values}")
         return self
 
     @property

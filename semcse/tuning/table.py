@@ -3,11 +3,13 @@
 Written as CSV (plain numbers, for further analysis) and markdown (best per column in bold, `↓` on
 lower-is-better columns), plus a bar chart of the study's main metric per trial. Directions come from
 the trials themselves (validation ranks and the suites' own lower-is-better sets), so a new suite
-metric needs no change here.
+metric needs no change here. Each row also says which step its trial delivered (`best_step`, 0: the
+base model, no trained step beat it on validation), which the study's `prefer` rule reads (`winner`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ import pandas as pd
 from semcse import storage
 from semcse.tuning.tracking import numeric_metrics
 from semcse.tuning.trial import LOWER_IS_BETTER_KEY
+
+DELIVERED_STEP = "best_step"  # the step a trial delivered; 0 is its base model
 
 
 @dataclass(frozen=True)
@@ -45,18 +49,39 @@ class AblationTable:
                 picks[column] = str(values.idxmin() if column in self.lower_is_better else values.idxmax())
         return picks
 
+    def winner(self, metric: str, prefer: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+        """The trial a study chooses on validation, and why in words (None: no trial reported `metric`).
+
+        Without `prefer`, the best `metric`. With it (parameter → "max" or "min"), among the trials that delivered
+        a trained step, the preferred values in the order given, then the best `metric` (see `study.Study`); when
+        no trial delivered one, every trial's model is its base model and the best `metric` says nothing more.
+        """
+        scores = pd.to_numeric(self.table[metric], errors="coerce") if metric in self.table else None
+        if scores is None or scores.isna().all():
+            return None
+        scored = self.table[scores.notna()].assign(_score=scores)
+        lower = metric in self.lower_is_better
+        best = str(scored["_score"].idxmin() if lower else scored["_score"].idxmax())
+        if not prefer:
+            return best, f"the best {metric}"
+        steps = pd.to_numeric(scored.get(DELIVERED_STEP, pd.Series(0, scored.index)), errors="coerce")
+        trained = scored[steps > 0]
+        if trained.empty:
+            return best, f"no trial delivered a trained step (each kept its base model); the best {metric}"
+        keys = list(prefer)
+        ranked = trained.sort_values([*keys, "_score"], ascending=[*(prefer[k] == "min" for k in keys), lower])
+        said = ", ".join(f"the {'largest' if prefer[k] == 'max' else 'smallest'} {k}" for k in keys)
+        among = f"{len(trained)} of {len(scored)} trials that delivered a trained step"
+        return str(ranked.index[0]), f"{said} of the {among}"
+
     def markdown(self, digits: int = 4) -> str:
         best = self.best()
-        header = [
-            "trial",
-            *self.params,
-            "status",
-            *(f"{m} ↓" if m in self.lower_is_better else m for m in self.metrics),
-        ]
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * (len(self.params) + 2)) + "|"]
+        labels = [*self.params, "status", *([DELIVERED_STEP] if DELIVERED_STEP in self.table else [])]
+        header = ["trial", *labels, *(f"{m} ↓" if m in self.lower_is_better else m for m in self.metrics)]
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * (len(labels) + 1)) + "|"]
         lines[-1] += "|".join(["---:"] * len(self.metrics)) + ("|" if self.metrics else "")
         for trial, row in self.table.iterrows():
-            cells = [str(trial), *(str(row[p]) for p in self.params), str(row["status"])]
+            cells = [str(trial), *(_label(row[column]) for column in labels)]
             for metric in self.metrics:
                 value = row[metric]
                 text = "–" if pd.isna(value) else f"{value:.{digits}g}"
@@ -65,11 +90,18 @@ class AblationTable:
         return "\n".join(lines)
 
 
+def _label(value: Any) -> str:
+    """A parameter, status or step cell: a whole-number step reads `150`, not `150.0`; a missing one `–`."""
+    if isinstance(value, float):
+        return "–" if pd.isna(value) else f"{value:g}"
+    return str(value)
+
+
 def build_table(rows: list[TrialRow], main_metric: str, mode: str) -> AblationTable:
     """One row per trial (sorted by id); the main metric first among the metric columns.
 
-    `best_*` bookkeeping (best step, best score so far) stays in MLflow: a trial's final `val_*` values
-    already are those of its best checkpoint, the model its suites evaluated.
+    `best_*` bookkeeping (best score so far) stays in MLflow: a trial's final `val_*` values already are those of
+    its best checkpoint, the model its suites evaluated. The step it delivered (`DELIVERED_STEP`) is a column.
     """
     params = sorted({key for row in rows for key in row.params})
     lower: set[str] = {main_metric} if mode == "min" else set()
@@ -81,7 +113,8 @@ def build_table(rows: list[TrialRow], main_metric: str, mode: str) -> AblationTa
     found = [c for c in table.columns if c not in params and c != "status" and not c.startswith("best_")]
     lower |= {c for c in found if c.startswith("val_")}
     metrics = sorted(found, key=lambda c: (c != main_metric, "/" in c, c))
-    return AblationTable(table[[*params, "status", *metrics]], params, metrics, lower)
+    delivered = [DELIVERED_STEP] if DELIVERED_STEP in table else []
+    return AblationTable(table[[*params, "status", *delivered, *metrics]], params, metrics, lower)
 
 
 def plot_metric(ablation: AblationTable, metric: str, path: Path, title: str) -> Path:

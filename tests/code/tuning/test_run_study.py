@@ -36,6 +36,9 @@ def test_tiny_grid_study_writes_the_ablation_table(ray_cluster, write_study, tra
     assert table["semantic/title_abstract"].notna().all()
     assert not {"semantic/overall", "semantic/improvement"} & set(table.columns), "a lone model has no table to rank"
     assert result.table.markdown().count("**") >= 2 and Path(result.paths["plot"]).stat().st_size > 0
+    assert table["best_step"].isin([0, 2, 4]).all()  # the step each trial delivered (evaluations every 2 steps)
+    assert result.winner and result.winner["trial"] == str(table["val_score"].idxmin())
+    assert result.winner["why"] == "the best val_score"
 
     client = Tracker(tracking).client
     children = client.search_runs(

@@ -40,7 +40,7 @@ def test_unknown_study_name_lists_known_ones() -> None:
 
 
 def test_repository_studies_are_valid() -> None:
-    for name in ("semcse-data-size", "semcse-objective", "cropping", "lr-search", "multi-two-stage"):
+    for name in ("semcse-data-size", "semcse-objective", "cropping", "lr-search", "multi-two-stage", "llm-free"):
         study, _ = load_study(name)
         assert study.name == name and study.search
 

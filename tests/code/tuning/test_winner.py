@@ -1,0 +1,68 @@
+"""How a study chooses its winner: the best validation metric, or with `prefer` the most regularised trial that still
+delivered a trained step (the parsimony rule the llm-free study uses for λ)."""
+
+from __future__ import annotations
+
+import pytest
+
+from semcse.tuning.study import StudyError, load_study
+from semcse.tuning.table import TrialRow, build_table
+
+LAMBDA = "training.base_similarity_weight"
+
+
+def _table(trials: dict[str, tuple[float, int, float]]):
+    """Trials as id → (λ, delivered step, val_score); val_score is lower-is-better, as the trainer reports it."""
+    rows = [
+        TrialRow(trial, {LAMBDA: weight}, {"val_score": score, "best_step": step}, "done")
+        for trial, (weight, step, score) in trials.items()
+    ]
+    return build_table(rows, "val_score", "min")
+
+
+LAMBDA_GRID = {
+    "a": (0.0, 150, 1.74),  # the best validation score, furthest from the base
+    "b": (10.0, 150, 1.83),
+    "c": (30.0, 100, 1.85),
+    "d": (100.0, 0, 1.89),  # kept its base model: nothing beat it on validation
+}
+
+
+def test_without_prefer_the_best_metric_wins() -> None:
+    assert _table(LAMBDA_GRID).winner("val_score") == ("a", "the best val_score")
+
+
+def test_prefer_takes_the_largest_weight_that_still_delivered_a_trained_step() -> None:
+    trial, why = _table(LAMBDA_GRID).winner("val_score", {LAMBDA: "max"})
+    assert trial == "c"
+    assert why == f"the largest {LAMBDA} of the 3 of 4 trials that delivered a trained step"
+    trial, _ = _table(LAMBDA_GRID).winner("val_score", {LAMBDA: "min"})
+    assert trial == "a"
+
+
+def test_prefer_breaks_ties_on_the_metric() -> None:
+    grid = LAMBDA_GRID | {"e": (30.0, 150, 1.80)}
+    assert _table(grid).winner("val_score", {LAMBDA: "max"})[0] == "e"
+
+
+def test_when_no_trial_delivered_a_trained_step_the_winner_says_so() -> None:
+    grid = {trial: (weight, 0, score) for trial, (weight, _, score) in LAMBDA_GRID.items()}
+    trial, why = _table(grid).winner("val_score", {LAMBDA: "max"})
+    assert trial == "a" and why.startswith("no trial delivered a trained step")
+
+
+def test_a_metric_no_trial_reported_has_no_winner() -> None:
+    assert _table(LAMBDA_GRID).winner("knn/knn_accuracy") is None
+
+
+def test_the_table_shows_each_trials_delivered_step() -> None:
+    markdown = _table(LAMBDA_GRID).markdown()
+    assert markdown.splitlines()[0].startswith(f"| trial | {LAMBDA} | status | best_step | val_score ↓ |")
+    assert "| c | 30 | done | 100 |" in markdown and "| d | 100 | done | 0 |" in markdown
+
+
+def test_prefer_must_name_a_searched_number(write_study) -> None:
+    with pytest.raises(StudyError, match=r"prefer names 'training\.temperature', which the study does not search"):
+        load_study(str(write_study(prefer={"training.temperature": "max"}, search={"training.learning_rate": [1e-3]})))
+    with pytest.raises(StudyError, match=r"prefer needs numbers to compare; 'training\.pairs'"):
+        load_study(str(write_study(prefer={"training.pairs": "max"}, search={"training.pairs": ["crops", "title"]})))
