@@ -171,7 +171,7 @@ def _choose_the_winner(
         log.info("%s: no trial reported %s, so no winner", study.name, study.metric, extra=TUNE)
         return {}
     chosen, why = picked
-    params = {key: ablation.table.loc[chosen, key] for key in ablation.params}
+    params = ablation.params_of(chosen)
     winner = {"trial": chosen, "params": params, "why": why}
     if not study.test_suites:
         log.info("%s: winner %s %s (%s); no test_suites to test it on", study.name, chosen, params, why, extra=TUNE)

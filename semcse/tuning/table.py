@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from semcse import storage
+from semcse.training.validation import HIGHER_IS_BETTER
 from semcse.tuning.tracking import numeric_metrics
 from semcse.tuning.trial import LOWER_IS_BETTER_KEY
 
@@ -48,6 +49,11 @@ class AblationTable:
             if values.notna().any():
                 picks[column] = str(values.idxmin() if column in self.lower_is_better else values.idxmax())
         return picks
+
+    def params_of(self, trial: str) -> dict[str, Any]:
+        """A trial's searched values as plain Python values (the table holds numpy scalars), for logs and reports."""
+        row = self.table.loc[trial]
+        return {key: row[key].item() if hasattr(row[key], "item") else row[key] for key in self.params}
 
     def winner(self, metric: str, prefer: Mapping[str, str] | None = None) -> tuple[str, str] | None:
         """The trial a study chooses on validation, and why in words (None: no trial reported `metric`).
@@ -111,7 +117,7 @@ def build_table(rows: list[TrialRow], main_metric: str, mode: str) -> AblationTa
         records[row.trial_id] = {**row.params, "status": row.status, **numeric_metrics(row.result)}
     table = pd.DataFrame.from_dict(records, orient="index").rename_axis("trial")
     found = [c for c in table.columns if c not in params and c != "status" and not c.startswith("best_")]
-    lower |= {c for c in found if c.startswith("val_")}
+    lower |= {c for c in found if c.startswith("val_") and c not in HIGHER_IS_BETTER}
     metrics = sorted(found, key=lambda c: (c != main_metric, "/" in c, c))
     delivered = [DELIVERED_STEP] if DELIVERED_STEP in table else []
     return AblationTable(table[[*params, "status", *delivered, *metrics]], params, metrics, lower)

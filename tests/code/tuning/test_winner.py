@@ -66,3 +66,14 @@ def test_prefer_must_name_a_searched_number(write_study) -> None:
         load_study(str(write_study(prefer={"training.temperature": "max"}, search={"training.learning_rate": [1e-3]})))
     with pytest.raises(StudyError, match=r"prefer needs numbers to compare; 'training\.pairs'"):
         load_study(str(write_study(prefer={"training.pairs": "max"}, search={"training.pairs": ["crops", "title"]})))
+
+
+def test_label_agreement_is_higher_is_better_and_params_read_plainly() -> None:
+    rows = [
+        TrialRow("a", {LAMBDA: 0.0}, {"val_score": 1.7, "val_label_agreement": 0.48, "best_step": 150}, "done"),
+        TrialRow("b", {LAMBDA: 30.0}, {"val_score": 1.8, "val_label_agreement": 0.49, "best_step": 150}, "done"),
+    ]
+    table = build_table(rows, "val_score", "min")
+    assert "val_label_agreement" not in table.lower_is_better
+    assert table.best()["val_label_agreement"] == "b"
+    assert table.params_of("b") == {LAMBDA: 30.0} and type(table.params_of("b")[LAMBDA]) is float
