@@ -164,7 +164,7 @@ def _choose_the_winner(
     with intervals. Returns the winner's trial, parameters, the reason it was chosen and where the test report went
     (no `report` without test suites).
     """
-    picked = ablation.winner(study.metric, study.prefer)
+    picked = ablation.winner(study.metric, study.prefer, study.replicates)
     if picked is None:
         if study.test_suites:
             raise StudyError(f"no trial reported {study.metric!r}: there is no winner to test")

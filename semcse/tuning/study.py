@@ -99,7 +99,10 @@ class Study(BaseModel):
     (each with `max` or `min`): then it is, among the trials that delivered a trained step (one that beat the
     base model on validation under the trainer's improvement rule and guards), the one with the preferred values,
     in the order given, and the best metric among equals. That is the parsimony rule for a parameter whose benefit
-    validation cannot see: the most regularised recipe that still shows a gain validation can. `llm-free` prefers
+    validation cannot see: the most regularised recipe that still shows a gain validation can. Searched parameters
+    named in `replicates` (e.g. `training.seed`) repeat one recipe: a recipe's metric is the mean over its runs,
+    and under `prefer` it counts as delivering only when every run did, so a setting at the edge of what
+    validation can tell from the base is not chosen on one lucky seed. `llm-free` prefers
     the largest weight on the term that keeps the base model's similarities (`training.base_similarity_weight`):
     validation's score only sees what the pairs train, and rewards the weight 0 that moves furthest from the base
     (docs/tune.md).
@@ -122,6 +125,7 @@ class Study(BaseModel):
     trainer: Literal["encoder", "multi"] = "encoder"
     max_concurrent_trials: int | None = Field(None, ge=1)
     prefer: dict[str, Literal["max", "min"]] = Field(default_factory=dict)
+    replicates: list[str] = Field(default_factory=list)
     source: Path | None = Field(None, exclude=True)
 
     @model_validator(mode="after")
@@ -130,9 +134,16 @@ class Study(BaseModel):
             raise ValueError("empty search space: `search` names no parameters")
         if self.scheduler == "asha" and not self.metric.startswith("val_"):
             raise ValueError(f"ASHA stops trials on validation reports; metric {self.metric!r} is not a val_* metric")
+        for field, keys in (("prefer", list(self.prefer)), ("replicates", self.replicates)):
+            for key in keys:
+                if key not in self.search:
+                    searched = ", ".join(self.search)
+                    raise ValueError(f"{field} names {key!r}, which the study does not search ({searched})")
+        if set(self.prefer) & set(self.replicates):
+            raise ValueError(
+                f"{sorted(set(self.prefer) & set(self.replicates))} cannot be both preferred and replicates"
+            )
         for key in self.prefer:
-            if key not in self.search:
-                raise ValueError(f"prefer names {key!r}, which the study does not search ({', '.join(self.search)})")
             values = self.search[key].values_to_check()
             if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
                 raise ValueError(f"prefer needs numbers to compare; {key!r} searches {values}")

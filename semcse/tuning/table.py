@@ -9,7 +9,7 @@ base model, no trained step beat it on validation), which the study's `prefer` r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,30 +55,57 @@ class AblationTable:
         row = self.table.loc[trial]
         return {key: row[key].item() if hasattr(row[key], "item") else row[key] for key in self.params}
 
-    def winner(self, metric: str, prefer: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    def winner(
+        self, metric: str, prefer: Mapping[str, str] | None = None, replicates: Sequence[str] = ()
+    ) -> tuple[str, str] | None:
         """The trial a study chooses on validation, and why in words (None: no trial reported `metric`).
 
-        Without `prefer`, the best `metric`. With it (parameter → "max" or "min"), among the trials that delivered
-        a trained step, the preferred values in the order given, then the best `metric` (see `study.Study`); when
-        no trial delivered one, every trial's model is its base model and the best `metric` says nothing more.
+        Trials that differ only in `replicates` (e.g. `training.seed`) are runs of one recipe, whose `metric` is
+        their mean; without replicates each trial is its own recipe. Without `prefer`, the recipe with the best
+        `metric`. With it (parameter → "max" or "min"), among the recipes whose every run delivered a trained step,
+        the preferred values in the order given, then the best `metric` (see `study.Study`); when none did, the
+        best `metric` decides, and the reason says so. The trial returned is the chosen recipe's run with the best
+        `metric`, the model its test-split report scores.
         """
         scores = pd.to_numeric(self.table[metric], errors="coerce") if metric in self.table else None
         if scores is None or scores.isna().all():
             return None
-        scored = self.table[scores.notna()].assign(_score=scores)
         lower = metric in self.lower_is_better
-        best = str(scored["_score"].idxmin() if lower else scored["_score"].idxmax())
+        steps = pd.to_numeric(self.table.get(DELIVERED_STEP, pd.Series(0, self.table.index)), errors="coerce")
+        runs = self.table.assign(_score=scores, _trained=steps > 0)
+        keys = [key for key in self.params if key not in replicates]
+        groups = runs.groupby(keys, dropna=False, sort=False) if keys else [((), runs)]
+        recipes = pd.DataFrame(
+            [
+                dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+                | {
+                    "_score": group["_score"].mean(),
+                    "_trained": bool(group["_trained"].all()),
+                    "_run": group["_score"].idxmin() if lower else group["_score"].idxmax(),
+                }
+                for key, group in groups
+                if group["_score"].notna().any()
+            ]
+        )
+        over = ", ".join(replicates)
+        best = str(recipes.sort_values("_score", ascending=lower)["_run"].iloc[0])
+        best_said = f"the best mean {metric} over {over}" if replicates else f"the best {metric}"
         if not prefer:
-            return best, f"the best {metric}"
-        steps = pd.to_numeric(scored.get(DELIVERED_STEP, pd.Series(0, scored.index)), errors="coerce")
-        trained = scored[steps > 0]
+            return best, best_said
+        trained = recipes[recipes["_trained"]]
         if trained.empty:
-            return best, f"no trial delivered a trained step (each kept its base model); the best {metric}"
-        keys = list(prefer)
-        ranked = trained.sort_values([*keys, "_score"], ascending=[*(prefer[k] == "min" for k in keys), lower])
-        said = ", ".join(f"the {'largest' if prefer[k] == 'max' else 'smallest'} {k}" for k in keys)
-        among = f"{len(trained)} of {len(scored)} trials that delivered a trained step"
-        return str(ranked.index[0]), f"{said} of the {among}"
+            if replicates:
+                return best, f"no recipe delivered a trained step in every run over {over}; {best_said}"
+            return best, f"no trial delivered a trained step (each kept its base model); {best_said}"
+        order = list(prefer)
+        ranked = trained.sort_values([*order, "_score"], ascending=[*(prefer[k] == "min" for k in order), lower])
+        said = ", ".join(f"the {'largest' if prefer[k] == 'max' else 'smallest'} {k}" for k in order)
+        among = f"{len(trained)} of {len(recipes)} " + (
+            f"recipes whose every run over {over} delivered a trained step"
+            if replicates
+            else "trials that delivered a trained step"
+        )
+        return str(ranked["_run"].iloc[0]), f"{said} of the {among}"
 
     def markdown(self, digits: int = 4) -> str:
         best = self.best()
