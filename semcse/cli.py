@@ -295,9 +295,6 @@ def tune_command(
         console.print(f"{kind} → {path}", highlight=False)
     for trial_id, reason in result.errors.items():
         console.print(f"[red]trial {trial_id} failed:[/] {escape(reason)}", highlight=False)
-    if result.winner:
-        chosen = f"winner: trial {result.winner['trial']} {result.winner['params']} ({result.winner['why']})"
-        console.print(escape(chosen), highlight=False)
     if result.parent_run_id:
         console.print(f"MLflow parent run {result.parent_run_id} (experiment {base.tracking.experiment!r})")
 
