@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import httpx
@@ -57,7 +57,10 @@ def test_sigterm_drains_and_exits_zero(tiny_encoder_dir: Path, tmp_path: Path) -
 
         with ThreadPoolExecutor(16) as pool:
             answers = [pool.submit(ask, n) for n in range(48)]
-            time.sleep(0.3)
+            # stop once the service is answering, not after a fixed pause: on a loaded machine 0.3 s passed before
+            # any request reached the replica, and every one then met the deleted application (404)
+            wait(answers, return_when=FIRST_COMPLETED, timeout=120)
+            in_flight = sum(not answer.done() for answer in answers)
             os.kill(server.pid, signal.SIGTERM)
             outcomes = [answer.result() for answer in answers]
         stdout, stderr = server.communicate(timeout=180)
@@ -70,3 +73,4 @@ def test_sigterm_drains_and_exits_zero(tiny_encoder_dir: Path, tmp_path: Path) -
     assert stdout.strip().splitlines()[-1] == "SIGTERM: drained and stopped", stdout[-500:]
     assert set(outcomes) <= {"200", "404", "refused"}, outcomes
     assert "200" in outcomes, "no request was answered before the stop"
+    assert in_flight > 0, "every request had finished before SIGTERM: nothing was left to drain"
