@@ -17,11 +17,8 @@ from typing import Any
 import pandas as pd
 
 from semcse import storage
-from semcse.training.validation import HIGHER_IS_BETTER
 from semcse.tuning.tracking import numeric_metrics
-from semcse.tuning.trial import LOWER_IS_BETTER_KEY
-
-DELIVERED_STEP = "best_step"  # the step a trial delivered; 0 is its base model
+from semcse.tuning.trial import DELIVERED_STEP, LOWER_IS_BETTER_KEY, validation_lower_is_better
 
 
 @dataclass(frozen=True)
@@ -144,7 +141,7 @@ def build_table(rows: list[TrialRow], main_metric: str, mode: str) -> AblationTa
         records[row.trial_id] = {**row.params, "status": row.status, **numeric_metrics(row.result)}
     table = pd.DataFrame.from_dict(records, orient="index").rename_axis("trial")
     found = [c for c in table.columns if c not in params and c != "status" and not c.startswith("best_")]
-    lower |= {c for c in found if c.startswith("val_") and c not in HIGHER_IS_BETTER}
+    lower |= validation_lower_is_better(found)
     metrics = sorted(found, key=lambda c: (c != main_metric, "/" in c, c))
     delivered = [DELIVERED_STEP] if DELIVERED_STEP in table else []
     return AblationTable(table[[*params, "status", *delivered, *metrics]], params, metrics, lower)

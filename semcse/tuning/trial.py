@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 LOWER_IS_BETTER_KEY = "lower_is_better"
 TRAIN_RUN_KEY = "train_run_id"
+DELIVERED_STEP = "best_step"  # the step a trial delivered; 0 is its base model (no trained step beat it)
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,20 @@ def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
         from semcse.training.trainer import train
 
         result = train(cfg)
-    from semcse.training.validation import HIGHER_IS_BETTER
-
-    final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {"best_step": result.best["step"]}
+    final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {DELIVERED_STEP: result.best["step"]}
     suite_metrics, lower = evaluate_model(cfg, result.model_dir, spec.suites, storage.join(cfg.run_dir, "evaluation"))
-    lower |= {k for k in final if k.startswith("val_") and k not in HIGHER_IS_BETTER}
+    lower |= validation_lower_is_better(final)
     report = final | suite_metrics | {LOWER_IS_BETTER_KEY: ",".join(sorted(lower))}
     tune.report(report | ({TRAIN_RUN_KEY: result.run_id} if result.run_id else {}))
+
+
+def validation_lower_is_better(keys: Iterable[str]) -> set[str]:
+    """The validation metrics among `keys` where lower is better: every `val_*` (average ranks) but
+    `validation.HIGHER_IS_BETTER`. Imported here, not at the top: validation brings torch, and the ablation table,
+    which asks this for trials stopped before their final report, is pandas alone."""
+    from semcse.training.validation import HIGHER_IS_BETTER
+
+    return {key for key in keys if key.startswith("val_") and key not in HIGHER_IS_BETTER}
 
 
 def evaluate_model(
