@@ -390,6 +390,15 @@ class TrainingConfig(Section):
             data = {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
         return data
 
+    @field_validator("freeze_layers", mode="before")
+    @classmethod
+    def _layer_count_or_half(cls, value: Any) -> Any:
+        """One message for a bad value: left to the union, pydantic reports each branch it tried, a line for the
+        integer and another for `half`, and neither says what the setting takes."""
+        if value == "half" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            return value
+        raise ValueError("takes a number of layers (0 or more) or 'half' (the lower half of the layers)")
+
     @field_validator("pairs")
     @classmethod
     def _known_pairs(cls, value: str) -> str:
@@ -818,13 +827,16 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 
 def format_validation_error(error: ValidationError) -> str:
-    """One line per problem: `key.path: reason (got value)`."""
+    """One line per problem: `key.path: reason (got value)`; a check of ours reads as its own sentence, without
+    pydantic's "Value error, " in front."""
     lines = []
     for problem in error.errors():
         where = ".".join(str(part) for part in problem["loc"]) or "(top level)"
         message = problem["msg"]
         if problem["type"] == "extra_forbidden":
             message = "unknown key"
+        elif problem["type"] == "value_error":
+            message = message.removeprefix("Value error, ")
         got = problem.get("input")
         suffix = (
             "" if problem["type"] in {"extra_forbidden", "missing"} or isinstance(got, dict) else f" (got {got!r})"

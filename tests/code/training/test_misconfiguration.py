@@ -25,6 +25,12 @@ def no_ray(monkeypatch) -> None:
         ({"training.pooling": "max"}, "training.pooling"),
         ({"training.projection": True}, "projection_dim is not set"),
         ({"training.batch_size": 7}, "multiple of num_workers"),
+        # one line that says what the setting takes, not one per branch of its type
+        (
+            {"training.freeze_layers": "lower"},
+            r"\ntraining\.freeze_layers: takes a number of layers \(0 or more\) or 'half'",
+        ),
+        ({"training.freeze_layers": -1}, r"freeze_layers: takes a number of layers .*\(got -1\)$"),
     ],
 )
 def test_invalid_config_values(make_config, overrides: dict, message: str) -> None:
