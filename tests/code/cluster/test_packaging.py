@@ -113,6 +113,71 @@ def _head_logs(temp_dir: Path) -> str:
     return "".join(tails)
 
 
+def _start_head(python: Path, cwd: Path, env: dict[str, str], attempts: int = 3) -> tuple[subprocess.Popen, int, str]:
+    """`ray start --head --block` on fresh loopback ports, once its dashboard answers: (process, dashboard port,
+    temp dir). A head that exits while starting (once in CI, exit 1, its output then discarded; a port taken between
+    `free_port` and Ray binding it would do that) is started again on new ports, and a failure shows what it printed.
+    """
+    failures = []
+    for _ in range(attempts):
+        dashboard = free_port()
+        temp_dir = tempfile.mkdtemp(prefix="rayjob", dir="/tmp")
+        log = Path(temp_dir, "head.out")
+        with log.open("w") as out:
+            head = subprocess.Popen(
+                [
+                    str(python),
+                    "-m",
+                    "ray.scripts.scripts",
+                    "start",
+                    "--head",
+                    "--block",
+                    f"--port={free_port()}",
+                    "--node-ip-address=127.0.0.1",
+                    f"--dashboard-port={dashboard}",
+                    "--dashboard-host=127.0.0.1",
+                    f"--dashboard-agent-listen-port={free_port()}",
+                    f"--dashboard-agent-grpc-port={free_port()}",
+                    f"--runtime-env-agent-port={free_port()}",
+                    f"--metrics-export-port={free_port()}",
+                    f"--ray-client-server-port={free_port()}",
+                    "--num-cpus=2",
+                    f"--temp-dir={temp_dir}",
+                    "--disable-usage-stats",
+                ],
+                cwd=cwd,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.time() + 180
+        while head.poll() is None:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/version", timeout=2)
+                return head, dashboard, temp_dir
+            except urllib.error.HTTPError:
+                return head, dashboard, temp_dir  # any HTTP answer means the dashboard is up (it may want a token)
+            except OSError:
+                if time.time() > deadline:
+                    _stop_head(head)
+                    pytest.fail("the Ray dashboard did not come up in 180 s:\n" + log.read_text()[-3000:])
+                time.sleep(2)
+        failures.append(f"exit {head.returncode}:\n{log.read_text()[-2000:]}")
+        _stop_head(head)  # what it had started before exiting
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    pytest.fail(f"ray start --head exited {attempts} times:\n" + "\n".join(failures))
+
+
+def _stop_head(head: subprocess.Popen) -> None:
+    """Stop the head's process group (its GCS, raylet and dashboard), which may already have exited."""
+    try:
+        os.killpg(head.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    head.wait(timeout=120)
+
+
 @pytest.mark.slow
 def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipeline_config, tmp_path: Path):
     """`ray start --head` with a Python that cannot import semcse, then `ray job submit --working-dir .` of the
@@ -124,48 +189,9 @@ def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipelin
     """
     python = _fresh_venv(tmp_path / "bare")
     ray_bin = Path(sys.executable).parent / "ray"
-    dashboard = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {"RAY_AUTH_MODE": "token"}
-    temp_dir = tempfile.mkdtemp(prefix="rayjob", dir="/tmp")
-    head = subprocess.Popen(
-        [
-            str(python),
-            "-m",
-            "ray.scripts.scripts",
-            "start",
-            "--head",
-            "--block",
-            f"--port={free_port()}",
-            "--node-ip-address=127.0.0.1",
-            f"--dashboard-port={dashboard}",
-            "--dashboard-host=127.0.0.1",
-            f"--dashboard-agent-listen-port={free_port()}",
-            f"--dashboard-agent-grpc-port={free_port()}",
-            f"--runtime-env-agent-port={free_port()}",
-            f"--metrics-export-port={free_port()}",
-            f"--ray-client-server-port={free_port()}",
-            "--num-cpus=2",
-            f"--temp-dir={temp_dir}",
-            "--disable-usage-stats",
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    head, dashboard, temp_dir = _start_head(python, tmp_path, env)
     try:
-        deadline = time.time() + 180
-        while True:
-            assert head.poll() is None, "ray start --head exited"
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/version", timeout=2)
-                break
-            except urllib.error.HTTPError:
-                break  # any HTTP answer means the dashboard is up (its API may require Ray's auth token)
-            except OSError:
-                assert time.time() < deadline, "the Ray dashboard did not come up"
-                time.sleep(2)
         config = pipeline_config()
         cfg = load_config(config)
         runtime_env = {
@@ -204,6 +230,5 @@ def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipelin
         if train["version"] is not None:
             assert Tracker(cfg.tracking).client.get_model_version(cfg.training.register_name, train["version"])
     finally:
-        os.killpg(head.pid, signal.SIGTERM)
-        head.wait(timeout=120)
+        _stop_head(head)
         shutil.rmtree(temp_dir, ignore_errors=True)
