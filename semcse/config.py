@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeGuard
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from semcse.data.modes import ASPECT_PREFIX, AUTO, UPPER_HALF, mix_weights, needs_texts, trains_upper_half
 
@@ -390,14 +398,15 @@ class TrainingConfig(Section):
             data = {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
         return data
 
-    @field_validator("freeze_layers", mode="before")
+    @field_validator("freeze_layers", mode="wrap")
     @classmethod
-    def _layer_count_or_half(cls, value: Any) -> Any:
-        """One message for a bad value: left to the union, pydantic reports each branch it tried, a line for the
-        integer and another for `half`, and neither says what the setting takes."""
-        if value == "half" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            return value
-        raise ValueError("takes a number of layers (0 or more) or 'half' (the lower half of the layers)")
+    def _layer_count_or_half(cls, value: Any, check: ValidatorFunctionWrapHandler) -> Any:
+        """The field's type decides; only its message is ours: pydantic reports each branch of the union it tried, a
+        line for the integer and another for `half`, and neither says what the setting takes."""
+        try:
+            return check(value)
+        except ValidationError:
+            raise ValueError("takes a number of layers (0 or more) or 'half' (the lower half of the layers)") from None
 
     @field_validator("pairs")
     @classmethod
