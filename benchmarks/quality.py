@@ -22,6 +22,9 @@ Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initi
 (`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
 same data and budget, for each seed, scored by `knn` next to its random start, with intervals.
 
+The base model's evaluation embeddings are kept in `--base-cache` (the user's cache folder) and reused by
+every later run, whatever its `--work`: they only change when the base, the held-out texts or the settings do.
+
 Raw results go to benchmarks/results/quality-<part>-<commit>.json. Skips with a message when the
 real corpora ($SEMCSE_DATA, docs/DATA.md) are absent. Not a test: figures depend on the machine and
 take long on 2 cores.
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -86,13 +90,16 @@ def cs_queries(work: Path, papers: int) -> Path | None:
     return write_parquet(pd.concat([with_tldr, others], ignore_index=True), work / "cs_papers.parquet")
 
 
+SUITE_DIRS = {"ohsumed": "eval-knn", "methodology": "eval-aspects", "cs_papers": "eval-semantic"}  # under --work
+
+
 def score(
     models: list[ModelRef], labelled: Path, cs: Path | None, cfg: Any, work: Path, sets: list[str]
 ) -> dict[str, SuiteResult]:
     """Every model on every chosen held-out set: {suite: result} with the models as rows."""
-    results = {"ohsumed": knn.run(models, labelled, cfg, work / "eval-knn")}
+    results = {"ohsumed": knn.run(models, labelled, cfg, work / SUITE_DIRS["ohsumed"])}
     if "methodology" in sets and JUDGEMENTS.parent.is_dir():
-        results["methodology"] = aspects.run(models, JUDGEMENTS, cfg, work / "eval-aspects")
+        results["methodology"] = aspects.run(models, JUDGEMENTS, cfg, work / SUITE_DIRS["methodology"])
     if "cs_papers" in sets and cs is not None:
         semantic_cfg = cfg.model_copy(
             update={
@@ -101,8 +108,33 @@ def score(
                 )
             }
         )
-        results["cs_papers"] = semantic.run(models, cs, semantic_cfg, work / "eval-semantic")
+        results["cs_papers"] = semantic.run(models, cs, semantic_cfg, work / SUITE_DIRS["cs_papers"])
     return results
+
+
+def share_embeddings(model: ModelRef, work: Path, cache: Path) -> None:
+    """Store `model`'s evaluation embeddings in `cache`, linked from each suite's folder under `work`.
+
+    Meant for the base model, which every new `--work` would otherwise embed again, though it never changes
+    (about 5 minutes for ohsumed, methodology and cs_papers on 2 cores without native bf16). Sharing is safe:
+    `embed_sets` keys each shard by the model's files, the evaluation settings and the texts, so a folder
+    shared by several runs only ever serves vectors of exactly these inputs, and a changed base, test sample
+    or `max_length` is embedded beside the old shards. A suite folder an earlier run of this `--work` filled
+    is left as it is.
+    """
+    for suite_dir in SUITE_DIRS.values():
+        linked = work / suite_dir / "embeddings" / model.slug
+        if linked.exists() or linked.is_symlink():
+            continue
+        shared = cache / suite_dir / model.slug
+        shared.mkdir(parents=True, exist_ok=True)
+        linked.parent.mkdir(parents=True, exist_ok=True)
+        linked.symlink_to(shared.resolve(), target_is_directory=True)
+
+
+def default_cache() -> Path:
+    """Where the base model's embeddings are kept between runs: the user's cache folder (XDG), not `--work`."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "semcse" / "quality-embeddings"
 
 
 COLUMNS = {
@@ -208,7 +240,8 @@ def fitted_st(prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
 def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     corpus, labelled = labelled_data(work, args.train, args.test)
     cs = cs_queries(work, args.cs_papers)
-    models = [ModelRef("base", str(minilm_dir()))]
+    base = ModelRef("base", str(minilm_dir()))
+    models = [base]
     runs = []
     # a fixed recipe with auto's pairs is auto (with the study's temperature and learning rate): run it once
     names = {
@@ -276,6 +309,8 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             )
             for model in trained_models
         ]
+    if args.base_cache is not None:
+        share_embeddings(base, work, args.base_cache)
     results = score(models, labelled, cs, cfg, work, args.sets)
     table = figures(results)
     scored = {model.name for model in models}
@@ -573,6 +608,15 @@ def main() -> None:
     parser.add_argument("--scratch-lr", type=float, default=5e-4)
     parser.add_argument(
         "--work", type=Path, help="keep runs here (default: a temp dir); a rerun reuses the recipes runs it finds"
+    )
+    parser.add_argument(
+        "--base-cache",
+        type=lambda text: Path(text) if text else None,
+        default=default_cache(),
+        metavar="DIR",
+        help="keep the base model's evaluation embeddings here, for every --work to reuse (default: %(default)s; "
+        "shards are keyed by the model's files, the settings and the texts, so a changed input is embedded "
+        "afresh); '' embeds the base in --work like the other models",
     )
     parser.add_argument(
         "--summarise",
