@@ -22,8 +22,9 @@ Part `scratch` (the cropping paper's Table S5 on this machine): a randomly initi
 (`scratch:bert-mini`, vocabulary from the training abstracts) trained with crops and with dropout on the
 same data and budget, for each seed, scored by `knn` next to its random start, with intervals.
 
-The base model's evaluation embeddings are kept in `--base-cache` (the user's cache folder) and reused by
-every later run, whatever its `--work`: they only change when the base, the held-out texts or the settings do.
+The evaluation embeddings of all-MiniLM-L6-v2 (the base, or the scratch part's pretrained reference) are
+kept in `--base-cache` (the user's cache folder) and reused by every later run, whatever its `--work`:
+they only change when the model, the held-out texts or the settings do.
 
 Raw results go to benchmarks/results/quality-<part>-<commit>.json. Skips with a message when the
 real corpora ($SEMCSE_DATA, docs/DATA.md) are absent. Not a test: figures depend on the machine and
@@ -465,7 +466,8 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Crops vs dropout from one random start per seed: each run's delivered model and its last step, scored by kNN
     next to the random start; a run that delivered its start is scored as that start (`random-<seed>`)."""
     corpus, labelled = labelled_data(work, args.train, args.test)
-    models = [ModelRef("all-MiniLM-L6-v2", str(minilm_dir()))]
+    pretrained = ModelRef("all-MiniLM-L6-v2", str(minilm_dir()))
+    models = [pretrained]
     runs = []
     for seed in args.seeds:
         for pairs in ("crops", "dropout"):
@@ -498,7 +500,9 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             if last is not None and status["best_step"] != status["last_step"]:
                 models.append(ModelRef(f"{pairs}-{seed}-last", str(last)))
     cfg = crops_config(work / "eval", corpus, args.steps, args.batch, args.seq, args.workers)
-    result = knn.run(models, labelled, cfg, work / "eval-knn")
+    if args.base_cache is not None:
+        share_embeddings(pretrained, work, args.base_cache)
+    result = knn.run(models, labelled, cfg, work / SUITE_DIRS["ohsumed"])
     scored = {model.name for model in models}
 
     def scored_as(name: str) -> str:
@@ -614,7 +618,8 @@ def main() -> None:
         type=lambda text: Path(text) if text else None,
         default=default_cache(),
         metavar="DIR",
-        help="keep the base model's evaluation embeddings here, for every --work to reuse (default: %(default)s; "
+        help="keep all-MiniLM-L6-v2's evaluation embeddings (the base; scratch: the pretrained reference) here, "
+        "for every --work to reuse (default: %(default)s; "
         "shards are keyed by the model's files, the settings and the texts, so a changed input is embedded "
         "afresh); '' embeds the base in --work like the other models",
     )
