@@ -117,7 +117,7 @@ def share_embeddings(model: ModelRef, work: Path, cache: Path) -> None:
     """Store `model`'s evaluation embeddings in `cache`, linked from each suite's folder under `work`.
 
     Meant for the base model, which every new `--work` would otherwise embed again, though it never changes
-    (about 5 minutes for ohsumed, methodology and cs_papers on 2 cores without native bf16). Sharing is safe:
+    (9.5 minutes for ohsumed, methodology and cs_papers on 2 cores without native bf16). Sharing is safe:
     `embed_sets` keys each shard by the model's files, the evaluation settings and the texts, so a folder
     shared by several runs only ever serves vectors of exactly these inputs, and a changed base, test sample
     or `max_length` is embedded beside the old shards. A suite folder an earlier run of this `--work` filled

@@ -29,6 +29,8 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from semcse import native_stderr
+
 LEVEL_ENV = "SEMCSE_LOG_LEVEL"
 VERBOSE_LEVELS = {"DEBUG", "INFO"}
 
@@ -90,8 +92,6 @@ def set_verbose(enabled: bool) -> None:
 def hide_native_noise(args: Sequence[str]) -> None:
     """For a command about to run `args` (global options first): filter `NATIVE_NOISE` out of this process's
     native stderr (`native_stderr`), unless it asked for everything (`--verbose`, `-v` or SEMCSE_LOG_LEVEL)."""
-    from semcse import native_stderr
-
     options = list(itertools.takewhile(lambda arg: arg.startswith("-"), args))
     if not verbose() and not {"--verbose", "-v"} & set(options):
         native_stderr.install(NATIVE_NOISE)

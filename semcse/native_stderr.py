@@ -29,19 +29,19 @@ import sys
 _PREFIX = rb"\[\d{4}-\d\d-\d\d [\d:,.]+ [A-Z] \d+ \d+\] [\w./-]+:\d+: "
 
 
-def install(patterns: list[str]) -> bool:
-    """Route this process's native stderr (descriptor 2) through the filter; True when it is in place.
+def install(patterns: list[str]) -> None:
+    """Route this process's native stderr (descriptor 2) through the filter.
 
     For the `semcse` command and the job scripts only, once, at the start: anything that replaced
     descriptor 2 or `sys.stderr` itself (a test's capture) is left alone.
     """
-    if os.name != "posix" or not patterns or getattr(sys.stderr, "fileno", None) is None:
-        return False
+    if os.name != "posix" or not patterns:
+        return
     try:
         if sys.stderr.fileno() != 2:
-            return False
-    except (OSError, ValueError):  # a stream without a descriptor
-        return False
+            return
+    except (AttributeError, OSError, ValueError):  # no stderr, or a stream without a descriptor
+        return
     sys.stderr.flush()
     original = os.dup(2)
     read, write = os.pipe()
@@ -62,7 +62,6 @@ def install(patterns: list[str]) -> bool:
         line_buffering=True,
         write_through=True,
     )
-    return True
 
 
 def _forward(patterns: list[str]) -> None:
