@@ -123,12 +123,27 @@ def test_the_serve_step_serves_the_explorer_with_the_runs_texts(tmp_path: Path, 
 
 
 @pytest.mark.slow
-def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
-    """Training that cannot move the weights (learning rate 1e-12): the outcome of register is known in advance."""
+def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_path: Path):
+    """Training that cannot move the weights (learning rate 1e-12): the outcome of register is known in advance.
+
+    The corpus names its columns its own way: validation writes canonical columns, and no later step may read that
+    file with the user's raw names (one pipeline checks both; each costs a Ray Train run)."""
+    import pandas as pd
+
+    sample = pd.read_json(REPO / "examples" / "sample_corpus.jsonl", lines=True)
+    renamed = sample.rename(columns={"id": "paper_id", "title": "heading", "abstract": "body"})
+    renamed.to_parquet(tmp_path / "renamed.parquet", index=False)
+    corpus = {
+        "path": str(tmp_path / "renamed.parquet"),
+        "id_col": "paper_id",
+        "title_col": "heading",
+        "abstract_col": "body",
+    }
     training = {"learning_rate": 1e-12, "register_name": "pipeline-runs-resumes"}
-    cfg = load_config(pipeline_config(pipeline={"build_index": True}, training=training))
+    cfg = load_config(pipeline_config(corpus=corpus, pipeline={"build_index": True}, training=training))
     state = Pipeline(cfg).run(until="evaluate")
     assert set(state.steps) == {"validate", "generate", "train", "evaluate"}
+    assert state.steps["validate"]["outputs"]["accepted"] == len(sample)
     assert state.steps["generate"]["outputs"] == {"texts": None}
     trained = Path(state.steps["train"]["outputs"]["model"])
     assert (trained / "modules.json").is_file()
@@ -150,6 +165,7 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config):
     assert register["difference"]["difference"] == 0.0, "the delivered base evaluated as 'trained' must equal the base"
     assert alias_version(cfg.tracking, cfg.training.register_name, "champion") is None
     assert (Path(again.steps["index"]["outputs"]["index"])).is_dir()
+    assert again.steps["index"]["outputs"]["papers"] == len(sample)
     client = Tracker(cfg.tracking).client
     parent = client.get_run(again.parent_run_id)
     assert parent.info.status == "FINISHED"
@@ -214,25 +230,3 @@ def test_killed_during_training_resumes_without_regenerating(ray_cluster, pipeli
     assert "[semcse pipeline] ✓ generate: done in an earlier run, skipped" in second.stderr  # progress: stderr
     assert {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")} == before
     assert (Path(StepState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()
-
-
-@pytest.mark.slow
-def test_the_user_column_names_hold_from_validation_to_the_index(ray_cluster, pipeline_config, tmp_path: Path):
-    """Validation writes canonical columns; no later step may read that file with the user's raw names."""
-    import pandas as pd
-
-    sample = pd.read_json(REPO / "examples" / "sample_corpus.jsonl", lines=True)
-    renamed = sample.rename(columns={"id": "paper_id", "title": "heading", "abstract": "body"})
-    renamed.to_parquet(tmp_path / "renamed.parquet", index=False)
-    corpus = {
-        "path": str(tmp_path / "renamed.parquet"),
-        "id_col": "paper_id",
-        "title_col": "heading",
-        "abstract_col": "body",
-    }
-    cfg = load_config(pipeline_config(corpus=corpus, pipeline={"build_index": True}))
-    state = Pipeline(cfg).run()
-    assert state.steps["validate"]["outputs"]["accepted"] == len(sample)
-    assert set(state.steps["evaluate"]["outputs"]["suites"]) == {"semantic", "knn"}
-    index = Path(state.steps["index"]["outputs"]["index"])
-    assert state.steps["index"]["outputs"]["papers"] == len(sample) and index.is_dir()
