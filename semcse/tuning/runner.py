@@ -110,7 +110,7 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
         else:
             tuner = tune.Tuner(
                 trainable,
-                param_space={key: domain.to_tune() for key, domain in study.search.items()},
+                param_space=study.param_space(),
                 tune_config=tune.TuneConfig(
                     metric=study.metric,
                     mode=study.mode,

@@ -149,6 +149,10 @@ class Study(BaseModel):
                 raise ValueError(f"prefer needs numbers to compare; {key!r} searches {values}")
         return self
 
+    def param_space(self) -> dict[str, Any]:
+        """The search as Ray Tune's `param_space`: one domain per key; Tune crosses each grid with the others."""
+        return {key: domain.to_tune() for key, domain in self.search.items()}
+
     @property
     def trials(self) -> int:
         """How many trials the study runs: `samples` times each grid's size (sampled domains add none)."""

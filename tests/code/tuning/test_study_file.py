@@ -45,6 +45,17 @@ def test_repository_studies_are_valid() -> None:
         assert study.name == name and study.search
 
 
+def test_a_grid_crosses_every_searched_key(write_study) -> None:
+    """The study's search space, as Ray Tune expands it: a 2 × 2 grid is four trials, every pair once."""
+    from ray.tune.search.variant_generator import generate_variants
+
+    study, _ = load_study(str(write_study()))  # learning rate [1e-3, 1e-5] × temperature [0.05, 0.5]
+    variants = [config for _, config in generate_variants(study.param_space())]
+    pairs = [(config["training.learning_rate"], config["training.temperature"]) for config in variants]
+    assert sorted(pairs) == [(1e-5, 0.05), (1e-5, 0.5), (1e-3, 0.05), (1e-3, 0.5)]
+    assert study.trials == 4
+
+
 def test_concurrency_follows_trial_resources() -> None:
     assert max_concurrent_trials({"CPU": 2.0}, {"CPU": 4.0}) == 2
     assert max_concurrent_trials({"CPU": 1.0}, {"CPU": 4.0}, cap=3) == 3
