@@ -15,6 +15,7 @@ from semcse.training.averaging import BaseAverage
 from semcse.training.checkpoints import DEEPSPEED_DIR, TAG
 from semcse.training.engine import build_encoder
 from semcse.training.trainer import train
+from tests.fixtures.training import PLAIN_CROPS
 
 
 def small_model() -> torch.nn.Module:
@@ -75,24 +76,10 @@ def checkpoint_weights(run_dir: Path) -> dict[int, tuple[dict[str, torch.Tensor]
 
 
 @pytest.mark.slow
-def test_a_run_delivers_averaged_candidates_and_trains_as_without_them(ray_cluster, make_config, tmp_path) -> None:
-    settings = {
-        "training.pairs": "crops",
-        "training.loss": "infonce",
-        "training.max_steps": 8,
-        "training.eval_every": 4,
-        "training.improvement": "strict",
-    }
-    plain = make_config(**settings | {"run_dir": str(tmp_path / "plain"), "training.out": str(tmp_path / "plain-out")})
-    averaged = make_config(
-        **settings
-        | {
-            "run_dir": str(tmp_path / "averaged"),
-            "training.out": str(tmp_path / "averaged-out"),
-            "training.average_with_base": 0.5,
-        }
-    )
-    plain_result, averaged_result = train(plain), train(averaged)
+def test_a_run_delivers_averaged_candidates_and_trains_as_without_them(plain_crops_run, make_config) -> None:
+    plain, plain_result = plain_crops_run
+    averaged = make_config(**PLAIN_CROPS | {"training.average_with_base": 0.5})
+    averaged_result = train(averaged)
     base = dict(build_encoder(averaged.training).named_parameters())
 
     plain_checkpoints, averaged_checkpoints = checkpoint_weights(plain.run_dir), checkpoint_weights(averaged.run_dir)

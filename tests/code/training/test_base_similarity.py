@@ -16,7 +16,7 @@ from semcse.training.engine import build_encoder
 from semcse.training.objective import BASE, TEXTS, PairObjective
 from semcse.training.reference import BaseReference
 from semcse.training.trainer import train
-from tests.fixtures.training import slow_similarity_kl
+from tests.fixtures.training import PLAIN_CROPS, slow_similarity_kl
 
 
 def test_the_term_matches_its_formula_and_is_zero_at_the_base() -> None:
@@ -101,33 +101,15 @@ def test_the_unified_models_distillation_refuses_it_and_leaves_trainings_to_pair
 
 @pytest.mark.slow
 def test_a_run_that_keeps_the_bases_similarities_stays_nearer_them(
-    ray_cluster, make_config, tracking, tmp_path: Path, capfd
+    plain_crops_run, make_config, tracking, capfd
 ) -> None:
     """The same pairs, steps and seed with and without the term: the term's run drifts less from the base on the
     validation abstracts (`val_base_drift`), and logs the term beside the loss (the step line and MLflow), so a user
     sees whether λ makes it count."""
     from mlflow.tracking import MlflowClient
 
-    settings = {
-        "training.pairs": "crops",
-        "training.max_steps": 8,
-        "training.eval_every": 8,
-        "training.improvement": "strict",
-        "training.cpu_bf16": False,
-    }
-
-    def run(name: str, weight: float) -> str | None:
-        cfg = make_config(
-            **settings
-            | {
-                "run_dir": str(tmp_path / name),
-                "training.out": str(tmp_path / f"{name}-out"),
-                "training.base_similarity_weight": weight,
-            }
-        )
-        return train(cfg).run_id
-
-    plain_run, kept_run = run("plain", 0.0), run("kept", 20.0)
+    plain_run = plain_crops_run[1].run_id
+    kept_run = train(make_config(**PLAIN_CROPS | {"training.base_similarity_weight": 20.0})).run_id
     client = MlflowClient(tracking_uri=tracking.tracking_uri)
 
     def logged(run_id: str | None, key: str) -> dict[int, float]:
@@ -135,7 +117,7 @@ def test_a_run_that_keeps_the_bases_similarities_stays_nearer_them(
         return {m.step: m.value for m in client.get_metric_history(run_id, key)}
 
     plain_drift, kept_drift = logged(plain_run, "val_base_drift"), logged(kept_run, "val_base_drift")
-    assert plain_drift.keys() == kept_drift.keys() == {0, 8}  # the base model's evaluation, then the last step's
+    assert plain_drift.keys() == kept_drift.keys() == {0, 4, 8}  # the base model's evaluation, then every 4 steps
     assert plain_drift[0] == kept_drift[0] == pytest.approx(0.0, abs=1e-7)
     assert plain_drift[8] > 0
     assert kept_drift[8] < 0.5 * plain_drift[8], (kept_drift, plain_drift)
