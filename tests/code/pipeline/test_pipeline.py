@@ -16,7 +16,7 @@ from semcse.data.modes import AUTO
 from semcse.pipeline import STEPS, Pipeline, step_settings
 from semcse.steps import StepState, step_range
 from semcse.tracking import Tracker, alias_version
-from tests.paths import REPO
+from tests.paths import REPO, SAMPLE_CORPUS
 
 
 def test_step_range_and_errors():
@@ -130,7 +130,7 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_p
     file with the user's raw names (one pipeline checks both; each costs a Ray Train run)."""
     import pandas as pd
 
-    sample = pd.read_json(REPO / "examples" / "sample_corpus.jsonl", lines=True)
+    sample = pd.read_json(SAMPLE_CORPUS, lines=True)
     renamed = sample.rename(columns={"id": "paper_id", "title": "heading", "abstract": "body"})
     renamed.to_parquet(tmp_path / "renamed.parquet", index=False)
     corpus = {
