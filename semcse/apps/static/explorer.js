@@ -80,12 +80,13 @@ async function api(url, body) {
 }
 
 function showMessage(text) {
-  const box = $("#message");
-  box.textContent = text;
-  box.hidden = false;
+  $("#message-text").textContent = text;
+  $("#message").hidden = false;
 }
 
-function clearMessage() { $("#message").hidden = true; $("#message").textContent = ""; }
+function clearMessage() { $("#message").hidden = true; $("#message-text").textContent = ""; }
+
+$("#message-close").addEventListener("click", clearMessage);
 
 function setStatus(text) { $("#status").textContent = text; }
 
