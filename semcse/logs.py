@@ -179,7 +179,7 @@ def configure(handler: logging.Handler | None = None) -> None:
     for key, value in QUIET_ENV.items():
         os.environ.setdefault(key, value)
     for name, level in THIRD_PARTY_LEVELS.items():
-        logging.getLogger(name).setLevel(level)
+        _quiet(logging.getLogger(name), level)
     report_logger = _ray_train_report_logger()
     if report_logger is not None:
         logging.getLogger(report_logger).setLevel(logging.WARNING)
@@ -190,6 +190,27 @@ def configure(handler: logging.Handler | None = None) -> None:
 
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
+
+
+class _AtLeast(logging.Filter):
+    """Drops a logger's records below `level`. A level alone does not hold: DeepSpeed sets its logger to INFO
+    whenever it is imported, which in a driver or a worker comes after `configure` (and its "Setting accelerator to
+    CPU" warning with it); a logger's filters outlive that."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= self.level
+
+
+def _quiet(logger: logging.Logger, level: int) -> None:
+    """Lower a third-party logger to `level`, for good; calling it again replaces the earlier setting."""
+    logger.setLevel(level)
+    for old in [f for f in logger.filters if isinstance(f, _AtLeast)]:
+        logger.removeFilter(old)
+    logger.addFilter(_AtLeast(level))
 
 
 def _ray_train_report_logger() -> str | None:

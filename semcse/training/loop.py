@@ -166,7 +166,6 @@ def train_loop(config: dict[str, Any]) -> None:
         torch.set_num_threads(max(1, int(cfg.cpus_per_worker)))
     import deepspeed
 
-    logs.configure()  # again: importing DeepSpeed resets its logger's level
     from semcse.tracking import Tracker
     from semcse.training.engine import deepspeed_config, parameter_groups, skip_shared_memory_op
 

@@ -13,12 +13,16 @@ from semcse import logs
 
 @pytest.fixture
 def restore_logging(monkeypatch: pytest.MonkeyPatch):
-    levels = {name: logging.getLogger(name).level for name in logs.THIRD_PARTY_LEVELS}
+    saved = {
+        name: (logging.getLogger(name).level, list(logging.getLogger(name).filters))
+        for name in logs.THIRD_PARTY_LEVELS
+    }
     monkeypatch.delenv(logs.LEVEL_ENV, raising=False)
     with warnings.catch_warnings():
         yield monkeypatch
-    for name, level in levels.items():
+    for name, (level, filters) in saved.items():
         logging.getLogger(name).setLevel(level)
+        logging.getLogger(name).filters = filters
     os.environ.pop(logs.LEVEL_ENV, None)
 
 
@@ -124,6 +128,26 @@ def test_rays_restartable_actor_error_lines_never_reach_the_driver_but_other_err
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize("level", ["", "DEBUG"], ids=["quiet", "verbose"])
+def test_deepspeed_imported_after_configure_stays_quiet_unless_verbose(level: str) -> None:
+    """DeepSpeed sets its own logger to INFO when it is imported, after `configure` in the driver and in every
+    training worker; on a machine without a GPU it then warns that it is "Setting accelerator to CPU"."""
+    import subprocess
+    import sys
+
+    script = (
+        "from semcse import logs; logs.configure(); "
+        "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name())"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {logs.LEVEL_ENV, "DS_ACCELERATOR"}}
+    env |= {logs.LEVEL_ENV: level, "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    output = done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "cpu"
+    assert ("Setting accelerator to CPU" in output) == (level == "DEBUG"), output[-2000:]
 
 
 @pytest.mark.parametrize(("count", "line"), [(1, "1 worker"), (2, "2 workers"), (0, "0 workers")])
