@@ -375,7 +375,7 @@ def serve_command(
         str | None, typer.Option("--texts", help="Generated texts: the explorer shows each paper's summaries.")
     ] = None,
     host: Annotated[
-        str | None, typer.Option("--host", help="HTTP host (default 127.0.0.1; 0.0.0.0 on a cluster).")
+        str | None, typer.Option("--host", help="HTTP host (default 127.0.0.1; 0.0.0.0 answers other machines).")
     ] = None,
     port: Annotated[int | None, typer.Option("--port", help="HTTP port (default 8000).")] = None,
     no_auth: Annotated[

@@ -37,6 +37,12 @@ T = TypeVar("T")
 TRAIN_ENV = {"RAY_TRAIN_HEALTH_CHECK_INTERVAL_S": "0.5"}
 
 
+# what a user whose cluster cannot be reached can do: the address comes from RAY_ADDRESS or `--set ray.address=…`
+START_OR_GO_LOCAL = (
+    "Start one with `ray start --head`, or unset RAY_ADDRESS and ray.address to run on a local cluster."
+)
+
+
 class RayUnavailable(RuntimeError):
     """The configured Ray cluster could not be reached."""
 
@@ -60,8 +66,7 @@ def check_reachable(address: str, timeout_s: float = 3.0) -> None:
             return
     except OSError as exc:
         raise RayUnavailable(
-            f"could not reach the Ray cluster at {address!r} ({exc.strerror or exc}). Start one with "
-            "`ray start --head`, or unset RAY_ADDRESS / drop --address to run on a local cluster."
+            f"could not reach the Ray cluster at {address!r} ({exc.strerror or exc}). {START_OR_GO_LOCAL}"
         ) from exc
 
 
@@ -206,10 +211,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
         try:
             ray.init(address=target, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise RayUnavailable(
-                f"could not reach the Ray cluster at {target!r}: {exc}. Start one with `ray start --head`, "
-                "or unset RAY_ADDRESS / drop --address to run on a local cluster."
-            ) from exc
+            raise RayUnavailable(f"could not reach the Ray cluster at {target!r}: {exc}. {START_OR_GO_LOCAL}") from exc
     else:
         # `address="local"`: a cluster of its own, never whichever cluster was started last on this
         # machine (Ray's default), which the locations checks would then judge by the wrong shape.
