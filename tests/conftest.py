@@ -24,7 +24,7 @@ os.environ.setdefault("RAY_DEDUP_LOGS", "0")
 
 import pytest
 
-from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA
+from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA, mlflow_tracking
 
 # threads first: the decoder and maps fixtures import it. Serve's fixtures (`tests.fixtures.serving`, `.explorer`) are
 # registered by tests/code/serving/conftest.py, so that Serve stops when the serving tests end.
@@ -65,6 +65,8 @@ def ray_cluster() -> Iterator[None]:
     # whether its controller lives, and without a dashboard of its own it would ask whichever cluster
     # holds the default dashboard port on this machine, and remove a live run's placement group
     # address="local": a cluster of its own, never one another process (a cluster test, a demo) started last
+    if ray.is_initialized():  # a command a test ran in-process (CliRunner) started its own and left it up
+        ray.shutdown()
     ray.init(
         address="local",
         num_cpus=4,
@@ -127,8 +129,4 @@ def tracking(mlflow_store: Path, request: pytest.FixtureRequest):
     """Tracking config on the session store, with an experiment of this test's own."""
     from semcse.config import TrackingConfig
 
-    return TrackingConfig(
-        tracking_uri=f"sqlite:///{mlflow_store / 'mlflow.db'}",
-        artifact_location=str(mlflow_store / "mlruns"),
-        experiment=request.node.nodeid.replace("/", ".")[:200],
-    )
+    return TrackingConfig(**mlflow_tracking(mlflow_store, request.node.nodeid.replace("/", ".")[:200]))

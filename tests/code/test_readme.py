@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from semcse.cli import app
 from semcse.resources import DEFAULT_DATA
-from tests.paths import REPO
+from tests.paths import REPO, mlflow_uri
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").rglob("*.md"))]
@@ -200,7 +200,7 @@ RUNNABLE = [(n, c) for n, c in COMMANDS if c[:1] == ["corpus"] and c[2:3] and c[
 def test_sample_commands_run(page, argv, tmp_path, monkeypatch, mlflow_store):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "examples").symlink_to(REPO / "examples")
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{mlflow_store / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_uri(mlflow_store))
     result = CliRunner().invoke(app, argv)
     expected_error = any(w.startswith("training.batch_sise") for w in argv)
     assert (result.exit_code == 2) if expected_error else (result.exit_code == 0), result.output

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from semcse.cli import app
 from semcse.models.encoder import TextEncoder
+from tests.paths import mlflow_uri
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
@@ -62,7 +63,7 @@ def test_evaluate_decoder_suite(
         for n, text in enumerate(group)
     ]
     pd.DataFrame(rows).to_parquet(tmp_path / "texts.parquet")
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{mlflow_store / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_uri(mlflow_store))
     args = [
         "evaluate",
         "--suite",

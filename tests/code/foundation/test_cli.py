@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from semcse.cli import app
+from tests.paths import mlflow_uri
 
 runner = CliRunner()
 
@@ -19,7 +20,7 @@ runner = CliRunner()
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch, mlflow_store):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{mlflow_store / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_uri(mlflow_store))
     return tmp_path
 
 

@@ -14,6 +14,7 @@ from semcse.embedding import ModelRef
 from semcse.models.unified import UnifiedEncoder
 from semcse.tracking import Tracker
 from tests.fixtures.multi import same_attribute_precision
+from tests.paths import mlflow_tracking
 
 ASPECTS = ["species", "method"]
 
@@ -46,11 +47,7 @@ def multi_config(root: Path, data: dict[str, Path], tracking: TrackingConfig, **
 
 @pytest.fixture(scope="module")
 def tracking_cfg(mlflow_store: Path) -> TrackingConfig:
-    return TrackingConfig(
-        tracking_uri=f"sqlite:///{mlflow_store / 'mlflow.db'}",
-        artifact_location=str(mlflow_store / "mlruns"),
-        experiment="tests.multi.pipeline",
-    )
+    return TrackingConfig(**mlflow_tracking(mlflow_store, "tests.multi.pipeline"))
 
 
 @pytest.fixture(scope="module")

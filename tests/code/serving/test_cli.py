@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from semcse.cli import app
 from semcse.config import ConfigError, ServeConfig, TrackingConfig
 from semcse.serving import check_parts, deploy_config, fit_to_cluster
-from tests.paths import REPO
+from tests.paths import REPO, mlflow_uri
 
 APPS = REPO / "semcse" / "apps" / "config.yaml"
 
@@ -61,7 +61,7 @@ def test_serve_command_rejects_a_bad_override() -> None:
 
 
 def test_a_missing_required_part_fails_before_deploying_and_names_its_command(tmp_path: Path) -> None:
-    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    tracking = TrackingConfig(tracking_uri=mlflow_uri(tmp_path))
     plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), map=str(tmp_path / "no-map")), ["map"])
     with pytest.raises(ConfigError, match=r"map: .*no-map does not exist; create it with `semcse map layout`"):
         check_parts(plan, tracking)
@@ -71,7 +71,7 @@ def test_a_missing_required_part_fails_before_deploying_and_names_its_command(tm
 
 
 def test_a_missing_decoder_switches_explain_off_instead_of_failing(tmp_path: Path) -> None:
-    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    tracking = TrackingConfig(tracking_uri=mlflow_uri(tmp_path))
     (tmp_path / "map").mkdir()
     plan = deploy_config(APPS, ServeConfig(encoder=str(tmp_path), map=str(tmp_path / "map")), ["map"])
     checked, notes = check_parts(plan, tracking)
@@ -80,7 +80,7 @@ def test_a_missing_decoder_switches_explain_off_instead_of_failing(tmp_path: Pat
 
 
 def test_missing_generated_texts_switch_summaries_off_and_given_ones_are_made_absolute(tmp_path: Path, monkeypatch):
-    tracking = TrackingConfig(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    tracking = TrackingConfig(tracking_uri=mlflow_uri(tmp_path))
     (tmp_path / "index").mkdir()
     settings = ServeConfig(index=str(tmp_path / "index"), texts=str(tmp_path / "no-texts"))
     checked, notes = check_parts(deploy_config(APPS, settings, ["search"]), tracking)

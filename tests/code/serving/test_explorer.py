@@ -334,6 +334,7 @@ def test_bad_inputs_get_a_message_on_the_page(page, explorer, browser) -> None:
     page.locator("#draft").fill("x" * 1_000_000)  # a 1 MB paste
     page.locator("#place").click()
     expect(message(page)).to_contain_text("text has 1,000,000 characters; the limit is 20,000")
+    page.screenshot(path=str(ARTIFACTS / "explorer-demo-message.png"))
 
     first, second = ASPECTS
     drag_slider(page, first, 0.0)  # 150 ms after it rests, the message clears and the query's own comes back
