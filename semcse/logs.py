@@ -68,6 +68,9 @@ NATIVE_NOISE = [r"Actor with class name: .* has constructor arguments in the obj
 # Read by libraries when they start; Ray workers get them through the runtime environment.
 QUIET_ENV = {
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",  # transformers' "Loading weights" / "Writing model shards" bars too
+    # huggingface_hub sets its logger's level from this when it is imported, which in a training worker comes after
+    # `configure`; it logs on child loggers, which a filter on its own (`_quiet`) does not reach
+    "HF_HUB_VERBOSITY": "error",
     "TRANSFORMERS_VERBOSITY": "error",
     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     "MLFLOW_LOGGING_LEVEL": "WARNING",
@@ -175,6 +178,8 @@ def configure(handler: logging.Handler | None = None) -> None:
         ours.addHandler(StderrHandler())
     ours.propagate = False
     if verbose():
+        for name in THIRD_PARTY_LEVELS:
+            _quiet(logging.getLogger(name), None)
         return
     for key, value in QUIET_ENV.items():
         os.environ.setdefault(key, value)
@@ -193,9 +198,10 @@ def configure(handler: logging.Handler | None = None) -> None:
 
 
 class _AtLeast(logging.Filter):
-    """Drops a logger's records below `level`. A level alone does not hold: DeepSpeed sets its logger to INFO
-    whenever it is imported, which in a driver or a worker comes after `configure` (and its "Setting accelerator to
-    CPU" warning with it); a logger's filters outlive that."""
+    """Drops the records logged on one logger below `level`. A level alone does not hold: DeepSpeed sets its logger
+    to WARNING whenever it is imported, which in a driver or a worker comes after `configure` (and its "Setting
+    accelerator to CPU" warning passes); a logger's filters outlive that. A filter sees only records logged on its
+    own logger, not on its children: libraries that log on children are quieted by their level (and QUIET_ENV)."""
 
     def __init__(self, level: int) -> None:
         super().__init__()
@@ -205,12 +211,14 @@ class _AtLeast(logging.Filter):
         return record.levelno >= self.level
 
 
-def _quiet(logger: logging.Logger, level: int) -> None:
-    """Lower a third-party logger to `level`, for good; calling it again replaces the earlier setting."""
-    logger.setLevel(level)
+def _quiet(logger: logging.Logger, level: int | None) -> None:
+    """Lower a third-party logger to `level`, also past the library setting its own level later; `None` takes our
+    filter off again (verbose after quiet, in one process)."""
     for old in [f for f in logger.filters if isinstance(f, _AtLeast)]:
         logger.removeFilter(old)
-    logger.addFilter(_AtLeast(level))
+    if level is not None:
+        logger.setLevel(level)
+        logger.addFilter(_AtLeast(level))
 
 
 def _ray_train_report_logger() -> str | None:

@@ -131,23 +131,36 @@ def test_rays_restartable_actor_error_lines_never_reach_the_driver_but_other_err
 
 
 @pytest.mark.parametrize("level", ["", "DEBUG"], ids=["quiet", "verbose"])
-def test_deepspeed_imported_after_configure_stays_quiet_unless_verbose(level: str) -> None:
-    """DeepSpeed sets its own logger to INFO when it is imported, after `configure` in the driver and in every
-    training worker; on a machine without a GPU it then warns that it is "Setting accelerator to CPU"."""
+def test_libraries_imported_after_configure_stay_quiet_unless_verbose(level: str) -> None:
+    """A training worker imports DeepSpeed and transformers after `configure` (its setup hook), and each library
+    sets its own logger's level then: without a GPU, DeepSpeed warns that it is "Setting accelerator to CPU";
+    huggingface_hub's loggers (children of its own) would pass its warnings."""
     import subprocess
     import sys
 
     script = (
-        "from semcse import logs; logs.configure(); "
-        "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name())"
+        "import logging; from semcse import logs; logs.configure(); "
+        "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name()); "
+        "import transformers; logging.getLogger('huggingface_hub.file_download').warning('a hub warning')"
     )
-    env = {k: v for k, v in os.environ.items() if k not in {logs.LEVEL_ENV, "DS_ACCELERATOR"}}
+    started = {logs.LEVEL_ENV, "DS_ACCELERATOR", *logs.QUIET_ENV}  # as a fresh command starts: nothing set yet
+    env = {k: v for k, v in os.environ.items() if k not in started}
     env |= {logs.LEVEL_ENV: level, "CUDA_VISIBLE_DEVICES": ""}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     output = done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "cpu"
     assert ("Setting accelerator to CPU" in output) == (level == "DEBUG"), output[-2000:]
+    assert ("a hub warning" in output) == (level == "DEBUG"), output[-2000:]
+
+
+def test_verbose_after_quiet_in_one_process_lets_third_parties_speak_again(restore_logging) -> None:
+    logs.configure()
+    record = logging.makeLogRecord({"name": "DeepSpeed", "levelno": logging.WARNING, "msg": "from DeepSpeed"})
+    assert not logging.getLogger("DeepSpeed").filter(record)
+    logs.set_verbose(True)
+    logs.configure()
+    assert logging.getLogger("DeepSpeed").filter(record)
 
 
 @pytest.mark.parametrize(("count", "line"), [(1, "1 worker"), (2, "2 workers"), (0, "0 workers")])
