@@ -326,6 +326,7 @@ def test_bad_inputs_get_a_message_on_the_page(page, explorer, browser) -> None:
     assert [page.locator(selector).first.bounding_box() for selector in controls] == before
     page.locator("#message-close").click()
     expect(message(page)).to_be_hidden()
+    assert [page.locator(selector).first.bounding_box() for selector in controls] == before
 
     page.locator("#query").fill("id:no-such-paper")
     page.keyboard.press("Enter")
