@@ -16,6 +16,8 @@ def mlflow_uri(store: Path) -> str:
     return f"sqlite:///{store / 'mlflow.db'}"
 
 
-def mlflow_tracking(store: Path, experiment: str) -> dict[str, str]:
-    """A run's `tracking` section on that store, its artifacts in the folder too, under `experiment`."""
-    return {"tracking_uri": mlflow_uri(store), "artifact_location": str(store / "mlruns"), "experiment": experiment}
+def mlflow_tracking(store: Path, experiment: str | None = None) -> dict[str, str]:
+    """A run's `tracking` section on that store, its artifacts in the folder too, under `experiment` (or the run
+    config's own)."""
+    section = {"tracking_uri": mlflow_uri(store), "artifact_location": str(store / "mlruns")}
+    return section if experiment is None else section | {"experiment": experiment}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import REPO, mlflow_uri
+from tests.paths import REPO, mlflow_tracking
 
 TABLE_RULE = re.compile(r"^[|\-: ]+$")  # markdown separator rows repeat by nature
 # Ray's C++ core prints errors in glog's format, `[2026-11-28 12:28:19,434 E 19266 19266] file.cc:N: …`, which
@@ -31,8 +31,7 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     run = tmp_path / "demo"
     overrides = {
         "run_dir": run,
-        "tracking.tracking_uri": mlflow_uri(tmp_path),
-        "tracking.artifact_location": tmp_path / "mlruns",
+        **{f"tracking.{key}": value for key, value in mlflow_tracking(tmp_path).items()},
         "training.max_steps": 10,
         "training.eval_every": 5,
     }
