@@ -24,9 +24,24 @@ PAIRS = 8
 SENTENCES_PER_TEXT = 2
 
 
-def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str], loss: str, out: str) -> None:
-    """Worker `rank` of `world`: encode its slice of the global batch, backward, record loss, gradients, update."""
+LOSSES = ["infonce", "triplet", "infonce+base"]
+
+
+def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str], out: str) -> None:
+    """Worker `rank` of `world`: for each of `LOSSES`, a fresh engine encodes its slice of the global batch and
+    takes one step; rank 0 records each loss's loss, gradients and updated parameters. One process group serves
+    every loss, so the test starts 3 processes, not 9 (each imports DeepSpeed: seconds on 2 cores)."""
     join_cpu_group(rank, world, port)
+    import torch.distributed as dist
+
+    records = {loss: _step(rank, world, model_dir, texts, loss) for loss in LOSSES}
+    if rank == 0:
+        Path(out).write_text(json.dumps(records))
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def _step(rank: int, world: int, model_dir: str, texts: list[str], loss: str) -> dict:
     import deepspeed
     import torch
     import torch.distributed as dist
@@ -75,20 +90,18 @@ def one_step(rank: int, world: int, port: int, model_dir: str, texts: list[str],
     mean_loss = value.detach().clone()
     dist.all_reduce(mean_loss)
     engine.step()
-    if rank == 0:
-        record = {
-            "loss": mean_loss.item() / world,
-            "grads": {n: g.flatten().tolist() for n, g in zip(names, grads, strict=True) if g is not None},
-            "params": {n: p.detach().flatten().tolist() for n, p in engine.module.named_parameters()},
-        }
-        Path(out).write_text(json.dumps(record))
-    dist.barrier()
-    dist.destroy_process_group()
+    if rank != 0:
+        return {}
+    return {
+        "loss": mean_loss.item() / world,
+        "grads": {n: g.flatten().tolist() for n, g in zip(names, grads, strict=True) if g is not None},
+        "params": {n: p.detach().flatten().tolist() for n, p in engine.module.named_parameters()},
+    }
 
 
-def run(world: int, model_dir: Path, texts: list[str], loss: str, out: Path) -> dict:
+def run(world: int, model_dir: Path, texts: list[str], out: Path) -> dict:
     context = mp.get_context("spawn")
-    args = (world, free_port(), str(model_dir), texts, loss, str(out))
+    args = (world, free_port(), str(model_dir), texts, str(out))
     processes = [context.Process(target=one_step, args=(rank, *args)) for rank in range(world)]
     for process in processes:
         process.start()
@@ -98,18 +111,26 @@ def run(world: int, model_dir: Path, texts: list[str], loss: str, out: Path) -> 
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("loss", ["infonce", "triplet", "infonce+base"])
-def test_two_workers_match_one_worker(
-    tiny_encoder_dir: Path, sample_records: list[dict], tmp_path: Path, loss
-) -> None:
+@pytest.fixture(scope="module")
+def one_and_two_workers(
+    tiny_encoder_dir: Path, sample_records: list[dict], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict, dict]:
+    """Every loss's step on 1 worker and on 2, keyed by loss."""
     from semcse.data.sentences import split_sentences
 
     sentences = [split_sentences(r["abstract"]) for r in sample_records[:PAIRS]]
     anchors = [" ".join(s[:SENTENCES_PER_TEXT]) for s in sentences]
     positives = [" ".join(s[1 : 1 + SENTENCES_PER_TEXT]) for s in sentences]
-    single = run(1, tiny_encoder_dir, anchors + positives, loss, tmp_path / "one.json")
-    double = run(2, tiny_encoder_dir, anchors + positives, loss, tmp_path / "two.json")
+    out = tmp_path_factory.mktemp("worker-invariance")
+    return (
+        run(1, tiny_encoder_dir, anchors + positives, out / "one.json"),
+        run(2, tiny_encoder_dir, anchors + positives, out / "two.json"),
+    )
 
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_two_workers_match_one_worker(one_and_two_workers: tuple[dict, dict], loss: str) -> None:
+    single, double = (records[loss] for records in one_and_two_workers)
     assert double["loss"] == pytest.approx(single["loss"], rel=1e-5)
     assert single["grads"].keys() == double["grads"].keys() and single["grads"]
     largest = max(np.abs(g).max() for g in map(np.array, single["grads"].values()))
