@@ -5,13 +5,17 @@ Test papers (the split column, else a stable hash split; validation papers with
 label of the 10 nearest against the truth (the cropping paper's local-coherence measure), label
 agreement the share of the 5 nearest with the same label (SemCSE's clustering task). Neighbours
 are found in the model's own metric, or in the one `evaluation.knn_similarity` names (the
-cropping paper used Euclidean distance). V-measure clusters all papers (capped at
-`V_MEASURE_ROWS`, stable hash sample) the way MTEB's clustering evaluator does. Anisotropy is
-the variance share of the first 50 principal components.
+cropping paper used Euclidean distance). V-measure clusters the query papers (capped at
+`V_MEASURE_ROWS`, stable hash sample) the way MTEB's clustering evaluator does: held-out papers
+only, as PhysBERT's clustering evaluation keeps its abstracts out of training, so a model is not
+graded on how it groups the abstracts it trained on, and tuning never clusters the test split.
+Anisotropy is the variance share of the first 50 principal components of every paper the suite
+may read (test and the rest; validation and training when tuning).
 
-Every figure but anisotropy carries a 95% bootstrap interval over query papers (over clustered
-papers for V-measure), the same draws for every model; anisotropy has none, because a resample
-repeats vectors and so biases a variance share upwards.
+Every figure but anisotropy carries a 95% bootstrap interval over query papers, the same draws
+for every model; anisotropy has none, because a resample repeats vectors and so biases a
+variance share upwards. V-measure's replicates are recentred on it for the same reason
+(`Estimate.recentred`); each draw scores all of its seeded clusterings, as the figure does.
 """
 
 from __future__ import annotations
@@ -40,7 +44,6 @@ from semcse.vector_index import VectorIndex
 
 NAME = "knn"
 V_MEASURE_ROWS = 20_000
-# A principal-component analysis per draw is the one costly statistic: its interval uses fewer draws.
 
 
 def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
@@ -51,7 +54,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         raise EvaluationDataError(f"{data}: {len(frame) - len(papers)} row(s) have neither title nor abstract")
     labels = frame[label_col].astype(str).to_numpy()
     test, reference = query_rows(frame, cfg)
-    clustered = sample_ids(frame["id"], V_MEASURE_ROWS)
+    read = test | reference  # with evaluation.split=val, the test split is in neither
+    clustered = np.flatnonzero(test)[sample_ids(frame["id"][test], V_MEASURE_ROWS)]
     k = max(cfg.evaluation.accuracy_k, cfg.evaluation.agreement_k)
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
     rows: dict[str, dict[str, Estimate]] = {}
@@ -69,34 +73,32 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         rows[spec.name] = {
             "knn_accuracy": bootstrap.mean("knn", hits),
             "label_agreement": bootstrap.mean("knn", agreements),
-        } | _clustering(vectors[clustered], labels[clustered], bootstrap, cfg.evaluation.seed)
+            "v_measure": _v_measure(vectors[clustered], labels[clustered], bootstrap, cfg.evaluation.seed),
+            # no interval: a bootstrap draw repeats vectors, which lowers the rank of the sample and inflates the
+            # variance share of the leading components (the draws would sit above the point estimate)
+            "anisotropy": Estimate(metrics.anisotropy(vectors[read]), np.full(1, np.nan)),
+        }
         spaces[spec.name] = LabelledSpace(vectors[test], labels[test])
-        curves[spec.name] = metrics.pca_variance_curve(vectors, 100)
+        curves[spec.name] = metrics.pca_variance_curve(vectors[read], 100)
     notes = [
         f"{int(reference.sum())} reference / {int(test.sum())} query ({cfg.evaluation.split} split) papers, "
         f"{len(np.unique(labels))} labels; chance (always the majority reference label) accuracy = "
         f"{chance_accuracy(labels, test, reference):.3f}",
         "neighbours by " + ", ".join(f"{name}: {metric}" for name, metric in metric_used.items()),
         interval_note(cfg.evaluation.bootstrap, "query papers", len(rows)),
+        f"V-measure clusters {len(clustered)} query papers into {len(np.unique(labels[clustered]))} clusters",
         "anisotropy has no interval: resampling with replacement repeats vectors and biases it upwards",
     ]
     return SuiteResult(NAME, rows, spaces=spaces, pca_curves=curves, notes=notes)
 
 
-def _clustering(vectors: np.ndarray, labels: np.ndarray, bootstrap: Bootstrap, seed: int) -> dict[str, Estimate]:
-    """V-measure (averaged over MTEB-protocol runs; each draw scores one run) and anisotropy."""
-    clusterings = metrics.mteb_clusterings(vectors, len(np.unique(labels)), seed)
-    return {
-        "v_measure": bootstrap.statistic(
-            "clustered",
-            len(labels),
-            lambda d, draw: metrics.v_measure(labels[d], clusterings[draw % len(clusterings)][d]),
-            point=float(np.mean([metrics.v_measure(labels, c) for c in clusterings])),
-        ),
-        # no interval: a bootstrap draw repeats vectors, which lowers the rank of the sample and inflates the
-        # variance share of the leading components (the draws would sit above the point estimate)
-        "anisotropy": Estimate(metrics.anisotropy(vectors), np.full(1, np.nan)),
-    }
+def _v_measure(vectors: np.ndarray, labels: np.ndarray, bootstrap: Bootstrap, seed: int) -> Estimate:
+    """V-measure averaged over MTEB-protocol clusterings (k = the labels among these papers); NaN with fewer than
+    two labels, where it is undefined."""
+    if len(np.unique(labels)) < 2:
+        return Estimate(float("nan"), np.full(1, np.nan))
+    scores = metrics.VMeasure(labels, metrics.mteb_clusterings(vectors, len(np.unique(labels)), seed))
+    return bootstrap.statistic("clustered", len(labels), scores).recentred()
 
 
 def chance_accuracy(labels: np.ndarray, test: np.ndarray, reference: np.ndarray) -> float:

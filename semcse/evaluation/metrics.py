@@ -149,9 +149,57 @@ def _neighbour_arrays(neighbour_labels: np.ndarray, labels: np.ndarray) -> tuple
 
 def v_measure(labels: np.ndarray, clusters: np.ndarray) -> float:
     """Harmonic mean of homogeneity and completeness (Rosenberg & Hirschberg 2007)."""
-    from sklearn.metrics import v_measure_score
+    return VMeasure(labels, [clusters])()
 
-    return float(v_measure_score(np.asarray(labels), np.asarray(clusters)))
+
+class VMeasure:
+    """The V-measure of fixed clusterings against labels, averaged over the clusterings, on all items or on any
+    draw of them (indices, repeats allowed).
+
+    A bootstrap recomputes it on every draw for every clustering: the labels and clusters are coded once here,
+    and a call costs one contingency table (a `bincount`) per clustering, where scikit-learn's
+    `v_measure_score` sorts both arrays again on every call.
+    """
+
+    def __init__(self, labels: np.ndarray, clusterings: list[np.ndarray]) -> None:
+        label_codes = np.unique(np.asarray(labels), return_inverse=True)[1].ravel()
+        self._tables: list[tuple[np.ndarray, int, int]] = []
+        for clusters in clusterings:
+            cluster_codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
+            if len(cluster_codes) != len(label_codes):
+                raise ValueError(f"{len(label_codes)} labels but {len(cluster_codes)} cluster assignments")
+            rows, columns = int(label_codes.max()) + 1, int(cluster_codes.max()) + 1
+            self._tables.append((label_codes * columns + cluster_codes, rows, columns))
+
+    def __call__(self, indices: np.ndarray | None = None) -> float:
+        tables = (
+            np.bincount(codes if indices is None else codes[indices], minlength=rows * columns).reshape(rows, columns)
+            for codes, rows, columns in self._tables
+        )
+        return float(np.mean([_v_measure_table(table.astype(np.float64)) for table in tables]))
+
+
+def _v_measure_table(table: np.ndarray) -> float:
+    """V-measure from a labels × clusters contingency table; scikit-learn's conventions for empty entropies."""
+    n = table.sum()
+    label_sizes, cluster_sizes = table.sum(axis=1), table.sum(axis=0)
+    cells = table > 0
+    joint = table[cells] / n
+    label_of = np.broadcast_to(label_sizes[:, None], table.shape)[cells]
+    cluster_of = np.broadcast_to(cluster_sizes[None, :], table.shape)[cells]
+    h_labels, h_clusters = _entropy(label_sizes / n), _entropy(cluster_sizes / n)
+    h_labels_given_clusters = float(-(joint * np.log(table[cells] / cluster_of)).sum())
+    h_clusters_given_labels = float(-(joint * np.log(table[cells] / label_of)).sum())
+    homogeneity = 1.0 if h_labels == 0 else 1.0 - h_labels_given_clusters / h_labels
+    completeness = 1.0 if h_clusters == 0 else 1.0 - h_clusters_given_labels / h_clusters
+    if homogeneity + completeness == 0:
+        return 0.0
+    return 2 * homogeneity * completeness / (homogeneity + completeness)
+
+
+def _entropy(shares: np.ndarray) -> float:
+    shares = shares[shares > 0]
+    return float(-(shares * np.log(shares)).sum())
 
 
 def mteb_clusterings(vectors: np.ndarray, clusters: int, seed: int = 0, runs: int = 5) -> list[np.ndarray]:

@@ -63,6 +63,22 @@ def test_v_measure_hand_computed():
     assert metrics.v_measure([0, 0, 1, 1], [0, 0, 0, 1]) == pytest.approx(0.343711, abs=1e-6)
 
 
+def test_v_measure_equals_scikit_learns_on_any_draw_and_averages_clusterings():
+    from sklearn.metrics import v_measure_score
+
+    rng = np.random.default_rng(0)
+    for items, labels_, clusters_ in [(10, 2, 3), (300, 23, 23), (400, 1, 4), (50, 5, 1)]:
+        labels = rng.integers(0, labels_, items).astype(str)  # any label type, coded once
+        runs = [rng.integers(0, clusters_, items) for _ in range(3)]
+        scores = metrics.VMeasure(labels, runs)
+        draw = rng.integers(0, items, items)  # a bootstrap draw: repeats and gaps
+        assert scores() == pytest.approx(np.mean([v_measure_score(labels, c) for c in runs]), abs=1e-12)
+        expected = np.mean([v_measure_score(labels[draw], c[draw]) for c in runs])
+        assert scores(draw) == pytest.approx(expected, abs=1e-12)
+    with pytest.raises(ValueError, match="4 labels but 3"):
+        metrics.VMeasure(np.arange(4), [np.arange(3)])
+
+
 def test_mteb_clusterings_separated_and_mixed():
     rng = np.random.default_rng(0)
     centres = np.array([[10.0, 0, 0], [0, 10.0, 0], [0, 0, 10.0]])

@@ -132,6 +132,37 @@ def test_semantic_suite_never_sees_a_training_abstract(ray_cluster, sample_recor
         semantic.run([ModelRef("refuses", RefusesPlanted())], data, everything, tmp_path / "out-all")
 
 
+class Characters:
+    """A bag-of-characters encoder: a real geometry that knows nothing of the labels."""
+
+    similarity = "cosine"
+
+    def encode(self, texts):
+        return np.array([[text.count(c) + 1.0 for c in "aeiostnrlcdhmu"] for text in texts])
+
+
+def test_v_measure_clusters_held_out_papers_only(ray_cluster, sample_records, tmp_path):
+    """Relabelling every non-test paper changes what kNN reads (its references) and nothing V-measure reads; and
+    V-measure's interval holds its figure, which a bootstrap of a dozen papers would otherwise sit above."""
+    from semcse.data.io import write_parquet
+    from semcse.evaluation import knn
+    from semcse.evaluation.inputs import query_rows
+
+    cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.3", "evaluation.label_col=topic"])
+    frame = pd.DataFrame(sample_records)[["id", "title", "abstract", "topic"]]
+    test, _ = query_rows(frame, cfg)
+    relabelled = frame.assign(topic=frame["topic"].where(test, "relabelled"))
+    original, changed = (
+        knn.run([ModelRef("chars", Characters())], write_parquet(corpus, tmp_path / f"{name}.parquet"), cfg, tmp_path)
+        for name, corpus in (("original", frame), ("relabelled", relabelled))
+    )
+    original, changed = (pd.concat([r.table, r.intervals], axis=1).loc["chars"] for r in (original, changed))
+    assert changed["knn_accuracy"] == 0.0 < original["knn_accuracy"], "the references' labels were read"
+    for column in ("v_measure", "v_measure_ci_low", "v_measure_ci_high"):
+        assert changed[column] == original[column], column
+    assert original["v_measure_ci_low"] <= original["v_measure"] <= original["v_measure_ci_high"]
+
+
 def test_cli_errors_are_one_clear_line(sample_corpus_path, tmp_path):
     runner = CliRunner()
     base = ["evaluate", "--data", str(sample_corpus_path), "--out", str(tmp_path), "--set", "tracking.enabled=false"]

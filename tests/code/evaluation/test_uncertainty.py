@@ -79,16 +79,30 @@ def test_a_tie_and_noise_are_no_significant_difference():
         paired_difference(noisy, "a", "c", "m", True)
 
 
-def test_statistic_recomputes_on_each_draw_and_may_use_fewer_draws():
-    bootstrap = Bootstrap(50)
+def test_statistic_recomputes_on_each_draw():
+    bootstrap = Bootstrap(300)  # more than one chunk of draws
     values = np.arange(10.0)
     seen = []
-    estimate = bootstrap.statistic("t", 10, lambda d, draw: seen.append(draw) or float(np.median(values[d])), draws=20)
+    estimate = bootstrap.statistic("t", 10, lambda d: seen.append(len(d)) or float(np.median(values[d])))
     assert estimate.value == pytest.approx(4.5)
-    assert len(estimate.replicates) == 20
-    assert seen == [0, *range(20)]  # the point on all items, then one call per draw
-    # its draws are the mean's first draws: a statistic and a mean of the same task stay paired
-    assert np.array_equal(bootstrap.draws("t", 10)[:20].mean(1), bootstrap.mean("t", values).replicates[:20])
+    assert len(estimate.replicates) == 300 and len(seen) == 301  # every draw, and the point on all items
+    # its draws are the mean's draws: a statistic and a mean of the same task stay paired
+    assert np.array_equal(bootstrap.draws("t", 10).mean(1), bootstrap.mean("t", values).replicates)
+    assert np.allclose(np.median(values[bootstrap.draws("t", 10)], axis=1), estimate.replicates)
+
+
+def test_recentred_replicates_keep_their_spread_around_the_figure():
+    biased = Estimate(0.5, np.array([0.6, 0.7, 0.8, np.nan]))
+    recentred = biased.recentred()
+    assert recentred.value == 0.5
+    assert np.allclose(recentred.replicates[:3], [0.4, 0.5, 0.6]) and np.isnan(recentred.replicates[3])
+    assert biased.interval()[0] > 0.5 and recentred.interval()[0] < 0.5 < recentred.interval()[1]
+    # a paired difference of two recentred estimates is centred on the difference of the figures
+    other = Estimate(0.4, np.array([0.55, 0.6, 0.65, np.nan])).recentred()
+    difference = paired_difference({"a": {"v": recentred}, "b": {"v": other}}, "a", "b", "v", True)
+    assert difference.difference == pytest.approx(0.1) and difference.low < 0.1 < difference.high
+    undefined = Estimate(float("nan"), np.full(1, np.nan))
+    assert undefined.recentred() is undefined
 
 
 def test_interval_table_and_percentiles():
