@@ -79,13 +79,26 @@ def _distances(
     return np.clip(out, 0.0, None)
 
 
+# The largest β × (a row's nearest squared distance): exp(−700) ≈ 1e-304 is still a normal float64, so a row's S
+# never underflows to 0 (which would make its affinities, and any new point's p_{j|new}, 0/0).
+_MAX_EXPONENT = 700.0
+
+
 def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row precision β with perplexity(exp(−sq β)) = target, by vectorised bisection; returns β and S."""
+    """Per-row precision β with perplexity(exp(−sq β)) = target, by vectorised bisection; returns β and S.
+
+    A row whose neighbours are all (nearly) equally far has an entropy near log(k) whatever β, above the target:
+    bisection would double β without end. β stops where exp(−β × the nearest squared distance) reaches
+    `_MAX_EXPONENT`, so such a row keeps (nearly) uniform affinities instead of NaN ones.
+    """
     target = np.log(perplexity)
+    nearest = sq.min(1, keepdims=True)
+    ceiling = np.full(len(sq), np.inf)
+    np.divide(_MAX_EXPONENT, nearest[:, 0], out=ceiling, where=nearest[:, 0] > 0)
     lo = np.zeros(len(sq))
     hi = np.full(len(sq), np.inf)
-    beta = np.ones(len(sq))
-    shifted = sq - sq.min(1, keepdims=True)  # stable exponentials; entropy is shift-invariant
+    beta = np.minimum(np.ones(len(sq)), ceiling)
+    shifted = sq - nearest  # stable exponentials; entropy is shift-invariant
     for _ in range(iterations):
         weights = np.exp(-shifted * beta[:, None])
         total = weights.sum(1)
@@ -93,7 +106,7 @@ def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple
         too_flat = entropy > target
         lo = np.where(too_flat, beta, lo)
         hi = np.where(too_flat, hi, beta)
-        beta = np.where(np.isinf(hi), beta * 2, (lo + hi) / 2)
+        beta = np.minimum(np.where(np.isinf(hi), beta * 2, (lo + hi) / 2), ceiling)
     return beta, np.exp(-sq * beta[:, None]).sum(1)
 
 

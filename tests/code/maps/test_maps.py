@@ -122,6 +122,16 @@ def test_empty_or_inconsistent_corpus_is_refused():
             aspect_weights(weights, ["topic"])
 
 
+def test_equally_far_neighbours_get_uniform_affinities_not_nan():
+    """One-hot embeddings: every point's neighbours are all at cosine distance 1, so no bandwidth reaches the
+    perplexity (the entropy is log k for any β); the layout and a placed point must still come out finite."""
+    ids = [f"p{i}" for i in range(31)]
+    simplex = np.eye(32, dtype=np.float32)
+    grid = layout(ids[:30], simplex[:30], perplexity=5, iterations=50)
+    assert np.isfinite(grid.coords).all() and np.isfinite(grid.row_sums).all() and (grid.row_sums > 0).all()
+    assert np.isfinite(grid.place(simplex[30:31], steps=10)).all()
+
+
 def test_weights_read_the_same_as_one_list_or_as_repeated_items():
     """`--weights a=0.7,b=0.3` (search) and `--weight a=0.7 --weight b=0.3` (map layout) are one reading."""
     assert (
