@@ -47,11 +47,11 @@ def pool(hidden: torch.Tensor, mask: torch.Tensor, mode: str) -> torch.Tensor:
     if mode == "mean":
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-    if mode == "cls":
-        return hidden[:, 0]
+    rows = torch.arange(hidden.shape[0], device=hidden.device)
+    if mode == "cls":  # the first real token: position 0 only with right padding
+        return hidden[rows, mask.argmax(1)]
     if mode == "last":
-        last = mask.shape[1] - 1 - mask.flip(1).argmax(1)
-        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
+        return hidden[rows, mask.shape[1] - 1 - mask.flip(1).argmax(1)]
     raise ValueError(f"unknown pooling {mode!r}; expected one of {POOLING_MODES}")
 
 

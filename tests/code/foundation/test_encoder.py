@@ -21,6 +21,8 @@ def test_pooling_by_hand():
     assert pool(hidden, right, "cls").squeeze(-1).tolist() == [1.0, 2.0]
     assert pool(hidden, right, "last").squeeze(-1).tolist() == [3.0, 6.0]
     assert pool(hidden, left, "last").squeeze(-1).tolist() == [5.0, 6.0]
+    assert pool(hidden, left, "cls").squeeze(-1).tolist() == [3.0, 2.0]
+    assert pool(hidden, left, "mean").squeeze(-1).tolist() == [4.0, 4.0]
     with pytest.raises(ValueError, match="unknown pooling"):
         pool(hidden, right, "max")
 
