@@ -216,7 +216,7 @@ def build_pair_loss(
 class MaskedL2Loss(nn.Module):
     """Squared L2 distance between predicted and target aspect embeddings, over applicable aspects only.
 
-        L = Σ_{i,a} m_ia ‖ŷ_ia − y_ia‖² / max(1, Σ_{i,a} m_ia)
+        L = Σ_{i,a} m_ia ‖ŷ_ia − y_ia‖² / max(1, Σ_{i,a} m_ia)    (sums over the global batch, all workers)
 
     Inputs:
         predictions: [b, A, d] the heads' outputs.
@@ -229,4 +229,19 @@ class MaskedL2Loss(nn.Module):
 
     def forward(self, predictions: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         squared = (predictions.float() - targets.float()).pow(2).sum(-1)
-        return (squared * mask).sum() / mask.sum().clamp(min=1.0)
+        return (squared * mask).sum() / _mean_count(mask.sum().float())
+
+
+def _mean_count(local: torch.Tensor) -> torch.Tensor:
+    """The workers' mean of a count (this worker's own without a process group), at least one count's share.
+
+    Divided by it, a worker's sum becomes its share of the global mean: once DeepSpeed averages the workers'
+    gradients, the update is that of Σ/Σ over the whole global batch, however the masked entries fall between
+    workers. Divided by its own count instead, a worker with one entry would weigh as much as one with thirty.
+    """
+    world = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+    if world == 1:
+        return local.clamp(min=1.0)
+    total = local.detach().clone()
+    dist.all_reduce(total)
+    return (total / world).clamp(min=1.0 / world)

@@ -7,6 +7,8 @@ through the differentiable all-gather, and DeepSpeed averages the gradients. Det
 Dropout is off (eval mode) so the only difference between the runs is how the batch is split (across
 workers, and into length-sorted forward chunks within each worker). `infonce+base` adds the term that keeps a
 base model's in-batch similarities (a perturbed copy, so that it pulls): it gathers positives the same way.
+The distillation loss, whose masked entries can fall unevenly between workers, is checked the same way on
+plain gloo (DeepSpeed's gradient averaging done by hand).
 """
 
 from __future__ import annotations
@@ -139,6 +141,47 @@ def test_two_workers_match_one_worker(one_and_two_workers: tuple[dict, dict], lo
         np.testing.assert_allclose(double["grads"][name], reference, rtol=1e-4, atol=1e-6 * largest, err_msg=name)
     for name, reference in single["params"].items():
         np.testing.assert_allclose(double["params"][name], reference, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def _distillation_step(rank: int, world: int, port: int, out: str) -> None:
+    """Worker `rank` of `world` (plain gloo): the distillation loss on its rows of one global batch, whose masked
+    entries fall unevenly (1 on the first half of the rows, 5 on the second); gradients averaged as DeepSpeed does."""
+    import torch
+    import torch.distributed as dist
+
+    from semcse.losses import MaskedL2Loss
+
+    dist.init_process_group("gloo", rank=rank, world_size=world, init_method=f"tcp://127.0.0.1:{port}")
+    predictions = torch.linspace(-1.0, 1.0, 4 * 3 * 2).reshape(4, 3, 2).requires_grad_()
+    targets = torch.linspace(0.5, -0.5, 4 * 3 * 2).reshape(4, 3, 2)
+    mask = torch.tensor([[1, 0, 0], [0, 0, 0], [1, 1, 1], [0, 1, 1]], dtype=torch.float32)
+    mine = slice(rank * 4 // world, (rank + 1) * 4 // world)
+    loss = MaskedL2Loss()(predictions[mine], targets[mine], mask[mine])
+    loss.backward()
+    grad, value = predictions.grad.clone(), loss.detach().clone()
+    for tensor in (grad, value):
+        dist.all_reduce(tensor)
+        tensor /= world
+    if rank == 0:
+        Path(out).write_text(json.dumps({"loss": value.item(), "grad": grad.flatten().tolist()}))
+    dist.destroy_process_group()
+
+
+def test_distillation_loss_is_the_global_batch_mean_on_any_number_of_workers(tmp_path: Path) -> None:
+    context = mp.get_context("spawn")
+    results = []
+    for world in (1, 2):
+        out, port = tmp_path / f"{world}.json", free_port()
+        processes = [context.Process(target=_distillation_step, args=(r, world, port, str(out))) for r in range(world)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(timeout=120)
+        assert all(p.exitcode == 0 for p in processes), [p.exitcode for p in processes]
+        results.append(json.loads(out.read_text()))
+    single, double = results
+    assert double["loss"] == pytest.approx(single["loss"], rel=1e-6)
+    np.testing.assert_allclose(double["grad"], single["grad"], rtol=1e-6, atol=1e-9)
 
 
 def _global_steps(rows, world: int, cfg, steps: int, start: int = 0) -> list[list[str]]:
