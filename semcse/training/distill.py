@@ -6,9 +6,14 @@ and each head regresses its aspect's target under a masked L2 loss (aspects with
 summary contribute nothing). Validation is the average rank of an abstract's target among all
 validation targets of the aspect, queried with the head's prediction, averaged over aspects.
 
-Direct ablation (A.7, `multi.direct`): no aspect encoders; each step draws, for every aspect, one pair
-of distinct applicable summaries per abstract and applies the contrastive loss through that aspect's
-head only. Validation ranks each abstract (through the head) for the query of one of its summaries.
+Direct ablation (A.7, `multi.direct`): no aspect encoders; each step draws, for every aspect and
+abstract, a summary as anchor and as positive either another of its summaries or the abstract itself
+("match summaries of the same aspect to each other, and also … abstracts to their aspect-specific
+summaries": a model that never embedded an abstract would be validated and used on abstracts), and
+applies the contrastive loss through that aspect's head only. Validation ranks each abstract (through
+the head) for the query of one of its summaries. One deviation: the aspects share each step's
+abstracts, where the paper draws a separate batch per aspect, so a rare aspect has fewer in-batch
+negatives than a common one.
 
 Both objectives plug into the ordinary Ray Train + DeepSpeed loop (`training.loop`), with their own
 validation, so checkpoints, early stopping and worker-failure recovery are the encoder training's own.
@@ -128,9 +133,14 @@ class DistillObjective:
         return self.criterion(predictions, batch["targets"], batch["mask"])
 
 
+# The share of direct-ablation pairs whose positive is the abstract, not a second summary (A.7 gives no ratio)
+ABSTRACT_POSITIVES = 0.5
+
+
 class DirectObjective:
-    """Rows (`text`, one `pool_<i>` list of summaries per aspect) → per aspect, one summary pair per abstract
-    that has two; loss = the mean over aspects of the pair loss, each through its own head.
+    """Rows (`text`, one `pool_<i>` list of summaries per aspect) → per aspect, one pair per abstract that has two
+    summaries: a summary and, as its positive, another summary or (`ABSTRACT_POSITIVES` of the time) the abstract;
+    loss = the mean over aspects of the pair loss, each through its own head.
 
     Aspects differ in how many pairs a batch holds, so the in-batch negatives stay local to the worker
     (`distill` runs this ablation on one worker).
@@ -154,8 +164,9 @@ class DirectObjective:
                 for i, pool in enumerate(rows[f"pool_{a}"]):
                     if len(pool) >= 2:
                         first, second = rngs[i].choice(len(pool), 2, replace=False)
+                        to_abstract = rngs[i].random() < ABSTRACT_POSITIVES
                         anchors.append(str(pool[first]))
-                        positives.append(str(pool[second]))
+                        positives.append(str(rows["text"][i]) if to_abstract else str(pool[second]))
                         heads.append(a)
             texts = anchors + positives
             batch: Batch = {TEXTS: TokenBatches.build(tokenizer, texts, self.max_length, self.forward_batch_size)}

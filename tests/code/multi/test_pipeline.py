@@ -112,8 +112,11 @@ def test_aspects_suite_runs_on_the_distilled_model(trained: dict, multi_data: di
         assert matrix.loc[judged, judged] > max(matrix.loc[a, judged] for a in ASPECTS if a != judged)
 
 
-def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, tracking_cfg, tmp_path: Path) -> None:
+def test_direct_ablation_prepares_pairs_and_trains_each_head(
+    multi_data, tracking_cfg, tmp_path: Path, monkeypatch
+) -> None:
     """The direct ablation's data, objective and validation, without a Ray run (the loop is the same as distill's)."""
+    from semcse.training import distill
     from semcse.training.aspect_encoders import stage_training
     from semcse.training.distill import DirectObjective, build_unified, prepare_distill
 
@@ -124,8 +127,17 @@ def test_direct_ablation_prepares_pairs_and_trains_each_head(multi_data, trackin
     model = build_unified(tc, data.aspects, cfg.multi.head_dim)
     objective = DirectObjective(tc, len(ASPECTS))
     rows = {c: data.train_rows[c].head(16).to_numpy() for c in data.train_rows.columns}
+    built: list[list[str]] = []
+    build = distill.TokenBatches.build
+    monkeypatch.setattr(
+        distill.TokenBatches, "build", lambda tok, texts, *a: built.append(texts) or build(tok, texts, *a)
+    )
     batch = objective.collate_fn(model, 0)(rows)
     assert set(batch["heads"].tolist()) == {0, 1}
+    # A.7: summaries are matched to each other and to their abstracts, so the model learns to embed abstracts
+    pairs, abstracts = len(batch["heads"]), set(map(str, rows["text"]))
+    anchors, positives = built[0][:pairs], built[0][pairs:]
+    assert 0 < sum(p in abstracts for p in positives) < pairs and not abstracts & set(anchors)
     objective.loss(model, batch).backward()
     assert all(head.weight.grad is not None and head.weight.grad.abs().sum() > 0 for head in model.heads.values())
     metrics = data.validate(model, data.validation).metrics
