@@ -257,10 +257,10 @@ def train_command(
     result = train(cfg, prepared)
     best = result.best
     what = f"best step {best['step']}" if result.improved else "the base model (no trained step beat it)"
-    console.print(
-        f"{what}: pair rank {best['val_rank_pair']:.2f}, document rank "
-        f"{best['val_rank_document']:.2f} (validation, lower is better)"
+    ranks = ", ".join(
+        f"{k.removeprefix('val_rank_')} rank {v:.2f}" for k, v in best.items() if k.startswith("val_rank_")
     )
+    console.print(f"{what}: {ranks} (validation, lower is better)")
     console.print(f"encoder → {result.model_dir}")  # the registration itself is logged where it happens
 
 

@@ -4,7 +4,8 @@ Following SemCSE (Appendix A.3), on validation abstracts that have two texts s1,
 
 - `val_rank_pair`: average rank of s2 among all validation s2 for query s1;
 - `val_rank_document`: average rank of the matching `title + abstract` among all validation
-  documents for the mean embedding of s1 and s2.
+  documents for the mean embedding of s1 and s2. Not for an aspect encoder (`aspect:<name>`), which
+  SemCSE-Multi (A.3) validates on its summaries alone: it never trains on abstracts.
 
 The LLM-free modes (crops, dropout, titles and their mixes) have no generated texts, so they use
 the analogues that test the same abilities: first crop ↔ last crop of an abstract for the pair
@@ -55,14 +56,14 @@ validation can see of it*).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
-from semcse.data.modes import needs_texts
+from semcse.data.modes import ASPECT_PREFIX, needs_texts
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, nearest_others, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap, Estimate
@@ -106,9 +107,9 @@ class ValidationSet:
 
     pair_queries: list[str]
     pair_targets: list[str]
-    document_queries: list[tuple[str, ...]]
-    document_targets: list[str]
     similarity: Similarity
+    document_queries: list[tuple[str, ...]] = field(default_factory=list)  # none: no document check (aspect modes)
+    document_targets: list[str] = field(default_factory=list)
     max_length: int | None = None
     papers: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
@@ -168,6 +169,8 @@ def build_validation_set(
             titled=tuple(titled) if len(titled) > 1 else (),
             **labelled,
         )
+    if mode.startswith(ASPECT_PREFIX):  # SemCSE-Multi A.3: an aspect encoder is validated on its summaries alone
+        return ValidationSet(pair_queries=[t[0] for t in texts], pair_targets=[t[1] for t in texts], **labelled)
     return ValidationSet(
         pair_queries=[t[0] for t in texts],
         pair_targets=[t[1] for t in texts],
@@ -211,7 +214,7 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     """Each check's average (hard) rank, each abstract's mean rank over its checks (smooth with `val.softness`;
     their mean is `val_score`) and, with labels, each labelled abstract's label agreement; every distinct text is
     encoded once, in one batched pass without gradients."""
-    width = len(val.document_queries[0])
+    width = len(val.document_queries[0]) if val.document_queries else 0
     flat_queries = [text for group in val.document_queries for text in group]
     groups = {
         "pair_q": val.pair_queries,
@@ -228,10 +231,9 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     for name, texts in groups.items():
         split[name], start = vectors[start : start + len(texts)], start + len(texts)
     n = len(val)
-    pairs = {
-        "pair": (split["pair_q"], split["pair_t"]),
-        "document": (split["document_q"].reshape(n, width, -1).mean(1), split["document_t"]),
-    }
+    pairs = {"pair": (split["pair_q"], split["pair_t"])}
+    if width:
+        pairs["document"] = (split["document_q"].reshape(n, width, -1).mean(1), split["document_t"])
     if val.titles:
         pairs["title"] = (split["titles"], split["abstracts"])
     # the logged averages are hard ranks (SemCSE's figures); decisions read the smooth ones (`softness`), which
@@ -243,7 +245,8 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         checks = {
             name: true_ranks(q, t, similarity=val.similarity, softness=val.softness) for name, (q, t) in pairs.items()
         }
-    totals, counts = checks["pair"] + checks["document"], np.full(n, 2.0)
+    scored = [name for name in ("pair", "document") if name in checks]
+    totals, counts = np.sum([checks[name] for name in scored], axis=0), np.full(n, float(len(scored)))
     if val.titles:
         rows = np.asarray(val.titled)
         totals[rows] += checks["title"]

@@ -187,6 +187,19 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
     assert "val_label_agreement" not in validate(TopicEncoder(), single_label).metrics
 
 
+def test_an_aspect_encoder_is_validated_on_its_summaries_alone() -> None:
+    """SemCSE-Multi A.3: first summary → second summaries, average rank; the abstract (never trained on) is not a
+    check. The same rows under `summaries` keep SemCSE's document check."""
+    rows = validation_pair_rows()
+    aspect = build_validation_set("aspect:method", rows, 12, "cosine")
+    generated = build_validation_set("summaries", rows, 12, "cosine")
+    assert aspect.document_queries == [] and len(generated.document_queries) == 12
+    only_pairs, both = validate(TopicEncoder(), aspect), validate(TopicEncoder(), generated)
+    assert set(only_pairs.metrics) == {"val_rank_pair", "val_score"}
+    assert only_pairs.metrics["val_score"] == only_pairs.metrics["val_rank_pair"] == both.metrics["val_rank_pair"]
+    assert "val_rank_document" in both.metrics and only_pairs.items is not None and len(only_pairs.items) == 12
+
+
 class SpreadEncoder:
     """Two topics; a text's vector is its topic's axis plus `spread` along its own number's axis, so each true match
     ranks first whatever the spread, and a wider spread sets it further apart from its topic's other texts."""
