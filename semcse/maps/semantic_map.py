@@ -93,8 +93,7 @@ def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple
     """
     target = np.log(perplexity)
     nearest = sq.min(1, keepdims=True)
-    ceiling = np.full(len(sq), np.inf)
-    np.divide(_MAX_EXPONENT, nearest[:, 0], out=ceiling, where=nearest[:, 0] > 0)
+    ceiling = _beta_ceiling(nearest[:, 0])
     lo = np.zeros(len(sq))
     hi = np.full(len(sq), np.inf)
     beta = np.minimum(np.ones(len(sq)), ceiling)
@@ -108,6 +107,13 @@ def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple
         hi = np.where(too_flat, hi, beta)
         beta = np.minimum(np.where(np.isinf(hi), beta * 2, (lo + hi) / 2), ceiling)
     return beta, np.exp(-sq * beta[:, None]).sum(1)
+
+
+def _beta_ceiling(nearest: np.ndarray) -> np.ndarray:
+    """The largest β `_calibrate` gives a row whose nearest squared distance is `nearest` (∞ at distance 0)."""
+    ceiling = np.full(len(nearest), np.inf)
+    np.divide(_MAX_EXPONENT, nearest, out=ceiling, where=nearest > 0)
+    return ceiling
 
 
 def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
@@ -124,7 +130,10 @@ def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
     entropy = torch.logsumexp(-shifted * beta0[:, None], dim=1) + beta0 * (p * shifted).sum(1)
     mean = (p * shifted).sum(1, keepdim=True)
     slope = (-beta0 * (p * (shifted - mean) ** 2).sum(1)).detach()
-    flat = slope == 0  # equidistant neighbours: the entropy does not depend on β, nothing to differentiate
+    # equidistant neighbours (the entropy does not depend on β), or so nearly that β stopped at its ceiling short of
+    # the target: a Newton step from there would leap orders of magnitude, so β stays where the map's rows have it
+    ceiling = _beta_ceiling(sq.detach().double().min(1).values.numpy())
+    flat = (slope == 0) | torch.as_tensor(beta0.detach().double().numpy() >= ceiling)
     step = (entropy - math.log(perplexity)) / torch.where(flat, torch.ones_like(slope), slope)
     return beta0 - torch.where(flat, torch.zeros_like(step), step)
 

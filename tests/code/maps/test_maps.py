@@ -130,6 +130,17 @@ def test_equally_far_neighbours_get_uniform_affinities_not_nan():
     grid = layout(ids[:30], simplex[:30], perplexity=5, iterations=50)
     assert np.isfinite(grid.coords).all() and np.isfinite(grid.row_sums).all() and (grid.row_sums > 0).all()
     assert np.isfinite(grid.place(simplex[30:31], steps=10)).all()
+    # nearly equal distances: β stops at its ceiling short of the perplexity, and a new point's bandwidth stays there
+    # (a Newton step from the ceiling leapt 190,000-fold, with gradients of 1e7)
+    import torch
+
+    from semcse.maps.semantic_map import _calibrate, _calibrated_beta
+
+    sq = torch.tensor(1 + 1e-5 * np.random.default_rng(0).random((1, 15)), requires_grad=True)
+    beta = _calibrated_beta(sq, 5.0)
+    beta.sum().backward()
+    assert beta.item() == pytest.approx(_calibrate(sq.detach().numpy(), 5.0)[0][0]) and sq.grad is not None
+    assert torch.isfinite(sq.grad).all() and sq.grad.abs().max() < 1.0
 
 
 def test_weights_read_the_same_as_one_list_or_as_repeated_items():
