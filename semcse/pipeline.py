@@ -220,8 +220,8 @@ class Pipeline:
         )
         if decision.guards_not_checked:
             log.info(
-                "not checked: %s (the evaluation computed no such column: a suite that did not run, or a corpus "
-                "without labels); promotion goes by the guards that were",
+                "not checked: %s (the evaluation computed no such column, or no interval for it: a suite that did "
+                "not run, a corpus without labels); promotion goes by the guards that were",
                 ", ".join(decision.guards_not_checked),
                 extra=logs.stage("register"),
             )

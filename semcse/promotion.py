@@ -5,7 +5,8 @@ only when the paired bootstrap interval of `trained − incumbent` on the promot
 zero on the better side, and the model is significantly worse on none of the guard metrics. A tie,
 or a difference the bootstrap cannot tell from noise, keeps the incumbent: churning the champion on
 noise would move every served vector for nothing. A guard the evaluation did not compute (a suite
-that did not run, a corpus without labels) is reported as not checked, never passed silently.
+that did not run, a corpus without labels) or could not put an interval on (a V-measure of test papers
+that carry one label) is reported as not checked, never passed silently.
 
 `decide` is pure (evaluation tables in, decision out), so the rule is tested without a registry;
 the pipeline's register step applies and records it (`semcse.pipeline`).
@@ -73,7 +74,7 @@ def decide(
     shown = _evidence(incumbent, metric, comparison)
     found = {guard: _versus_incumbent(suites, guard) for guard in guards}
     losses = {guard: diff for guard, diff in found.items() if diff and diff["verdict"] == "worse"}
-    unchecked = [guard for guard, diff in found.items() if diff is None]
+    unchecked = [guard for guard, diff in found.items() if diff is None or diff["verdict"] == "no interval"]
     champion = comparison["verdict"] == "better" and not losses
     if champion:
         verdict = f"trained model beats the {incumbent}: {shown} → {name}@champion = version {version}"

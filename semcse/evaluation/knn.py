@@ -8,7 +8,8 @@ are found in the model's own metric, or in the one `evaluation.knn_similarity` n
 cropping paper used Euclidean distance). V-measure clusters the query papers (capped at
 `V_MEASURE_ROWS`, stable hash sample) the way MTEB's clustering evaluator does: held-out papers
 only, as PhysBERT's clustering evaluation keeps its abstracts out of training, so a model is not
-graded on how it groups the abstracts it trained on, and tuning never clusters the test split.
+graded on how it groups the abstracts it trained on, and tuning never clusters the test split;
+every paper with `evaluation.split=all` (data no model trained on).
 Anisotropy is the variance share of the first 50 principal components of every paper the suite
 may read (test and the rest; validation and training when tuning).
 
@@ -55,7 +56,9 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     labels = frame[label_col].astype(str).to_numpy()
     test, reference = query_rows(frame, cfg)
     read = test | reference  # with evaluation.split=val, the test split is in neither
-    clustered = np.flatnonzero(test)[sample_ids(frame["id"][test], V_MEASURE_ROWS)]
+    held_out = read if cfg.evaluation.split == "all" else test  # `all`: data no model trained on
+    clustered = np.flatnonzero(held_out)[sample_ids(frame["id"][held_out], V_MEASURE_ROWS)]
+    clusters = len(np.unique(labels[clustered]))
     k = max(cfg.evaluation.accuracy_k, cfg.evaluation.agreement_k)
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
     rows: dict[str, dict[str, Estimate]] = {}
@@ -86,7 +89,9 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         f"{chance_accuracy(labels, test, reference):.3f}",
         "neighbours by " + ", ".join(f"{name}: {metric}" for name, metric in metric_used.items()),
         interval_note(cfg.evaluation.bootstrap, "query papers", len(rows)),
-        f"V-measure clusters {len(clustered)} query papers into {len(np.unique(labels[clustered]))} clusters",
+        f"V-measure clusters {len(clustered)} papers into {clusters} clusters"
+        if clusters > 1
+        else f"no V-measure: the {len(clustered)} clustered papers carry one label",
         "anisotropy has no interval: resampling with replacement repeats vectors and biases it upwards",
     ]
     return SuiteResult(NAME, rows, spaces=spaces, pca_curves=curves, notes=notes)

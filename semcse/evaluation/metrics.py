@@ -190,8 +190,9 @@ def _v_measure_table(table: np.ndarray) -> float:
     h_labels, h_clusters = _entropy(label_sizes / n), _entropy(cluster_sizes / n)
     h_labels_given_clusters = float(-(joint * np.log(table[cells] / cluster_of)).sum())
     h_clusters_given_labels = float(-(joint * np.log(table[cells] / label_of)).sum())
-    homogeneity = 1.0 if h_labels == 0 else 1.0 - h_labels_given_clusters / h_labels
-    completeness = 1.0 if h_clusters == 0 else 1.0 - h_clusters_given_labels / h_clusters
+    # clipped at 0 as scikit-learn clips the mutual information: independent labelings give −2e-16, not 0, unclipped
+    homogeneity = 1.0 if h_labels == 0 else max(0.0, 1.0 - h_labels_given_clusters / h_labels)
+    completeness = 1.0 if h_clusters == 0 else max(0.0, 1.0 - h_clusters_given_labels / h_clusters)
     if homogeneity + completeness == 0:
         return 0.0
     return 2 * homogeneity * completeness / (homogeneity + completeness)

@@ -156,11 +156,16 @@ def test_v_measure_clusters_held_out_papers_only(ray_cluster, sample_records, tm
         knn.run([ModelRef("chars", Characters())], write_parquet(corpus, tmp_path / f"{name}.parquet"), cfg, tmp_path)
         for name, corpus in (("original", frame), ("relabelled", relabelled))
     )
+    assert f"V-measure clusters {int(test.sum())} papers into" in " ".join(original.notes)
     original, changed = (pd.concat([r.table, r.intervals], axis=1).loc["chars"] for r in (original, changed))
     assert changed["knn_accuracy"] == 0.0 < original["knn_accuracy"], "the references' labels were read"
     for column in ("v_measure", "v_measure_ci_low", "v_measure_ci_high"):
         assert changed[column] == original[column], column
     assert original["v_measure_ci_low"] <= original["v_measure"] <= original["v_measure_ci_high"]
+    # separate evaluation data (`evaluation.split=all`), which no model trained on, is clustered whole
+    everything = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "all"})})
+    whole = knn.run([ModelRef("chars", Characters())], tmp_path / "original.parquet", everything, tmp_path)
+    assert f"V-measure clusters {len(frame)} papers into" in " ".join(whole.notes)
 
 
 def test_cli_errors_are_one_clear_line(sample_corpus_path, tmp_path):

@@ -120,18 +120,23 @@ def test_a_win_that_loses_on_a_guard_metric_never_promotes():
 
 
 def test_a_guard_the_evaluation_did_not_compute_is_said_not_checked(registered, caplog):
-    """`knn:label_agreement` without the knn suite (or without labels) is never a silent pass."""
+    """`knn:label_agreement` without the knn suite (or without labels) is never a silent pass, nor a V-measure that
+    has no interval (the test papers carry one label)."""
     import logging
 
+    from semcse.evaluation.uncertainty import Difference
+
     cfg, _, run = registered
+    nan = Difference("trained", "base", "v_measure", float("nan"), float("nan"), float("nan"), True).to_dict()
     with caplog.at_level(logging.INFO, logger="semcse"):
-        better = run(comparison(RANKS - 3, RANKS), knn={"knn_accuracy": comparison(RANKS, RANKS)})
+        better = run(comparison(RANKS - 3, RANKS), knn={"knn_accuracy": comparison(RANKS, RANKS), "v_measure": nan})
     unchecked = [g for g in cfg.pipeline.guards if g != "knn:knn_accuracy"]
+    assert "knn:v_measure" in unchecked  # computed, but without an interval: not a pass either
     assert better["guards_not_checked"] == unchecked
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("not checked:")]
     assert said == [
-        f"not checked: {', '.join(unchecked)} (the evaluation computed no such column: a suite that "
-        "did not run, or a corpus without labels); promotion goes by the guards that were"
+        f"not checked: {', '.join(unchecked)} (the evaluation computed no such column, or no interval for it: "
+        "a suite that did not run, a corpus without labels); promotion goes by the guards that were"
     ]
 
 
