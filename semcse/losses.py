@@ -238,6 +238,8 @@ def _mean_count(local: torch.Tensor) -> torch.Tensor:
     Divided by it, a worker's sum becomes its share of the global mean: once DeepSpeed averages the workers'
     gradients, the update is that of Σ/Σ over the whole global batch, however the masked entries fall between
     workers. Divided by its own count instead, a worker with one entry would weigh as much as one with thirty.
+    A worker's value is then its share scaled to the global mean (the loop logs rank 0's: an estimate of it,
+    as rank 0's pair loss is of the global pair loss).
     """
     world = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
     if world == 1:

@@ -7,13 +7,13 @@ summary contribute nothing). Validation is the average rank of an abstract's tar
 validation targets of the aspect, queried with the head's prediction, averaged over aspects.
 
 Direct ablation (A.7, `multi.direct`): no aspect encoders; each step draws, for every aspect and
-abstract, a summary as anchor and as positive either another of its summaries or the abstract itself
-("match summaries of the same aspect to each other, and also … abstracts to their aspect-specific
-summaries": a model that never embedded an abstract would be validated and used on abstracts), and
-applies the contrastive loss through that aspect's head only. Validation ranks each abstract (through
-the head) for the query of one of its summaries. One deviation: the aspects share each step's
-abstracts, where the paper draws a separate batch per aspect, so a rare aspect has fewer in-batch
-negatives than a common one.
+abstract, a summary as anchor and as positive either another of its summaries or the paper itself
+(title + abstract, as validation ranks it; "match summaries of the same aspect to each other, and
+also … abstracts to their aspect-specific summaries": a model that never embedded an abstract would
+be validated and used on abstracts), and applies the contrastive loss through that aspect's head only.
+Validation ranks each abstract (through the head) for the query of one of its summaries. One
+deviation: the aspects share each step's abstracts, where the paper draws a separate batch per
+aspect, so a rare aspect has fewer in-batch negatives than a common one.
 
 Both objectives plug into the ordinary Ray Train + DeepSpeed loop (`training.loop`), with their own
 validation, so checkpoints, early stopping and worker-failure recovery are the encoder training's own.
@@ -139,7 +139,7 @@ ABSTRACT_POSITIVES = 0.5
 
 class DirectObjective:
     """Rows (`text`, one `pool_<i>` list of summaries per aspect) → per aspect, one pair per abstract that has two
-    summaries: a summary and, as its positive, another summary or (`ABSTRACT_POSITIVES` of the time) the abstract;
+    summaries: a summary and, as its positive, another summary or (`ABSTRACT_POSITIVES` of the time) the paper;
     loss = the mean over aspects of the pair loss, each through its own head.
 
     Aspects differ in how many pairs a batch holds, so the in-batch negatives stay local to the worker

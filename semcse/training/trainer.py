@@ -21,7 +21,7 @@ import pandas as pd
 from semcse import logs, storage
 from semcse.config import SCRATCH_PREFIX, RunConfig, TrainingConfig, is_scratch
 from semcse.data.io import read_corpus
-from semcse.data.modes import mix_weights, needs_texts, pair_mode
+from semcse.data.modes import ASPECT_PREFIX, mix_weights, needs_texts, pair_mode
 from semcse.data.split import frame_splits
 from semcse.models.scratch import build_scratch_encoder
 from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
@@ -129,7 +129,9 @@ def _guards(cfg: RunConfig, validation: ValidationSet) -> str:
         )
     if not parts:
         why = (
-            "training.label_guard is off"
+            "an aspect encoder is validated on its summaries alone, as SemCSE-Multi's are"
+            if cfg.training.pairs.startswith(ASPECT_PREFIX)
+            else "training.label_guard is off"
             if not cfg.training.label_guard
             else "the corpus has no label column (corpus.label_col)"
             if not cfg.corpus.label_col

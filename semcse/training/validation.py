@@ -5,7 +5,8 @@ Following SemCSE (Appendix A.3), on validation abstracts that have two texts s1,
 - `val_rank_pair`: average rank of s2 among all validation s2 for query s1;
 - `val_rank_document`: average rank of the matching `title + abstract` among all validation
   documents for the mean embedding of s1 and s2. Not for an aspect encoder (`aspect:<name>`), which
-  SemCSE-Multi (A.3) validates on its summaries alone: it never trains on abstracts.
+  SemCSE-Multi (A.3) validates on its summaries alone: it never trains on abstracts (nor is it held
+  to the corpus's labels, below).
 
 The LLM-free modes (crops, dropout, titles and their mixes) have no generated texts, so they use
 the analogues that test the same abilities: first crop ↔ last crop of an abstract for the pair
@@ -153,7 +154,8 @@ def build_validation_set(
     # modes, the document targets (title + abstract) with generated texts
     generated = needs_texts(mode)
     text = paper_text if generated else lambda rows: rows[ABSTRACT]
-    labelled = _label_check(usable, reference, labels, label_k, text)
+    aspect = mode.startswith(ASPECT_PREFIX)  # SemCSE-Multi A.3: an aspect encoder is validated on its summaries alone
+    labelled = _label_check(usable, reference, None if aspect else labels, label_k, text)
     labelled |= {"similarity": similarity, "max_length": max_length, "softness": softness}
     labelled |= {"drift_texts": tuple(text(usable).astype(str))}
     if not generated:
@@ -169,7 +171,7 @@ def build_validation_set(
             titled=tuple(titled) if len(titled) > 1 else (),
             **labelled,
         )
-    if mode.startswith(ASPECT_PREFIX):  # SemCSE-Multi A.3: an aspect encoder is validated on its summaries alone
+    if aspect:
         return ValidationSet(pair_queries=[t[0] for t in texts], pair_targets=[t[1] for t in texts], **labelled)
     return ValidationSet(
         pair_queries=[t[0] for t in texts],

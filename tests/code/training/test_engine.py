@@ -189,11 +189,13 @@ def test_label_agreement_is_measured_among_labelled_validation_abstracts() -> No
 
 def test_an_aspect_encoder_is_validated_on_its_summaries_alone() -> None:
     """SemCSE-Multi A.3: first summary → second summaries, average rank; the abstract (never trained on) is not a
-    check. The same rows under `summaries` keep SemCSE's document check."""
+    check, nor are the corpus's labels. The same rows under `summaries` keep SemCSE's document and label checks."""
     rows = validation_pair_rows()
-    aspect = build_validation_set("aspect:method", rows, 12, "cosine")
+    labels = pd.Series(["A"] * 6 + ["B"] * 6, index=rows["id"])
+    aspect = build_validation_set("aspect:method", rows, 12, "cosine", labels=labels, label_k=3)
     generated = build_validation_set("summaries", rows, 12, "cosine")
     assert aspect.document_queries == [] and len(generated.document_queries) == 12
+    assert aspect.papers == () and build_validation_set("summaries", rows, 12, "cosine", labels=labels).papers
     only_pairs, both = validate(TopicEncoder(), aspect), validate(TopicEncoder(), generated)
     assert set(only_pairs.metrics) == {"val_rank_pair", "val_score"}
     assert only_pairs.metrics["val_score"] == only_pairs.metrics["val_rank_pair"] == both.metrics["val_rank_pair"]
