@@ -35,6 +35,11 @@ class _GatherRows(torch.autograd.Function):
         return total[ctx.rank * ctx.rows : (ctx.rank + 1) * ctx.rows]
 
 
+def _world_size() -> int:
+    """The workers in the process group; 1 without one (a single process, a test)."""
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
 def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
     """All workers' rows stacked in rank order, and the offset of this worker's rows.
 
@@ -43,7 +48,7 @@ def gather_with_grad(local: torch.Tensor) -> tuple[torch.Tensor, int]:
     `torch.distributed.nn.functional.all_gather`, written out here because that function is
     deprecated). Every worker must pass the same number of rows (the loop drops ragged last batches).
     """
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+    if _world_size() == 1:
         return local, 0
     gathered: torch.Tensor = _GatherRows.apply(local)  # type: ignore[no-untyped-call]  # torch declares apply untyped
     return gathered, dist.get_rank() * local.shape[0]
@@ -241,7 +246,7 @@ def _mean_count(local: torch.Tensor) -> torch.Tensor:
     A worker's value is then its share scaled to the global mean (the loop logs rank 0's: an estimate of it,
     as rank 0's pair loss is of the global pair loss).
     """
-    world = dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+    world = _world_size()
     if world == 1:
         return local.clamp(min=1.0)
     total = local.detach().clone()

@@ -100,9 +100,10 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
 def _v_measure(vectors: np.ndarray, labels: np.ndarray, bootstrap: Bootstrap, seed: int) -> Estimate:
     """V-measure averaged over MTEB-protocol clusterings (k = the labels among these papers); NaN with fewer than
     two labels, where it is undefined."""
-    if len(np.unique(labels)) < 2:
+    clusters = len(np.unique(labels))
+    if clusters < 2:
         return Estimate(float("nan"), np.full(1, np.nan))
-    scores = metrics.VMeasure(labels, metrics.mteb_clusterings(vectors, len(np.unique(labels)), seed))
+    scores = metrics.VMeasure(labels, metrics.mteb_clusterings(vectors, clusters, seed))
     return bootstrap.statistic("clustered", len(labels), scores).recentred()
 
 

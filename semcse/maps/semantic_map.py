@@ -88,7 +88,7 @@ def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple
     """Per-row precision β with perplexity(exp(−sq β)) = target, by vectorised bisection; returns β and S.
 
     A row whose neighbours are all (nearly) equally far has an entropy near log(k) whatever β, above the target:
-    bisection would double β without end. β stops where exp(−β × the nearest squared distance) reaches
+    bisection would double β without end. β stops where β × the nearest squared distance reaches
     `_MAX_EXPONENT`, so such a row keeps (nearly) uniform affinities instead of NaN ones.
     """
     target = np.log(perplexity)

@@ -171,13 +171,11 @@ def build_validation_set(
             titled=tuple(titled) if len(titled) > 1 else (),
             **labelled,
         )
-    if aspect:
-        return ValidationSet(pair_queries=[t[0] for t in texts], pair_targets=[t[1] for t in texts], **labelled)
     return ValidationSet(
         pair_queries=[t[0] for t in texts],
         pair_targets=[t[1] for t in texts],
-        document_queries=[(t[0], t[1]) for t in texts],
-        document_targets=paper_text(usable).tolist(),
+        document_queries=[] if aspect else [(t[0], t[1]) for t in texts],
+        document_targets=[] if aspect else paper_text(usable).tolist(),
         **labelled,
     )
 
