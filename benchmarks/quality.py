@@ -38,152 +38,49 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from _common import (
-    OHSUMED,
     add_set_option,
     crops_config,
     last_step_model,
     minilm_dir,
     ohsumed_split,
     save_results,
-    st_fit,
+)
+from _heldout import (
+    COLUMNS,
+    SUITE_DIRS,
+    HeldOut,
+    default_cache,
+    differences,
+    figures,
+    fitted_st,
+    invasion_corpus,
+    raw,
+    score,
+    share_embeddings,
+    trained,
 )
 
 from semcse.data.io import write_parquet
 from semcse.data.modes import AUTO
 from semcse.embedding import ModelRef
-from semcse.evaluation import aspects, knn, semantic
-from semcse.evaluation.results import SuiteResult
+from semcse.evaluation import knn
 from semcse.training.driver import STATUS_FILE
-from semcse.training.trainer import prepare, train
+from semcse.training.trainer import prepare
 
-DATA = OHSUMED.parent
-JUDGEMENTS = DATA / "pairwise" / "medical_methodology"
-CS_PAPERS = DATA / "cs_papers.parquet"
 RECIPES = {"crops": "crops", "title": "title", "mix": "crops:0.5+title:0.5", "auto": "auto"}
-
-
-def labelled_data(work: Path, train: int, test: int) -> tuple[Path, Path]:
-    """The training corpus (a seeded sample of ohsumed's train split, with its labels, which our trainer's label
-    guard reads as a user's labelled corpus would be read) and the labelled kNN set (it + test papers)."""
-    train_split = ohsumed_split("train", train)
-    corpus = write_parquet(train_split[["id", "title", "abstract", "label"]], work / "train.parquet")
-    labelled = pd.concat([train_split, ohsumed_split("test", test)], ignore_index=True)
-    return corpus, write_parquet(labelled, work / "labelled.parquet")
-
-
-def cs_queries(work: Path, papers: int) -> Path | None:
-    """cs_papers with a TL;DR (the queries) and as many other papers again (the pool), none seen in training."""
-    if not CS_PAPERS.is_file():
-        return None
-    frame = pd.read_parquet(CS_PAPERS, columns=["id", "title", "abstract", "tldr"])
-    with_tldr = frame[frame["tldr"].fillna("").str.strip() != ""]
-    with_tldr = with_tldr.sample(n=min(papers, len(with_tldr)), random_state=0)
-    others = frame.drop(with_tldr.index).sample(n=len(with_tldr), random_state=0)
-    return write_parquet(pd.concat([with_tldr, others], ignore_index=True), work / "cs_papers.parquet")
-
-
-SUITE_DIRS = {"ohsumed": "eval-knn", "methodology": "eval-aspects", "cs_papers": "eval-semantic"}  # under --work
-
-
-def score(
-    models: list[ModelRef], labelled: Path, cs: Path | None, cfg: Any, work: Path, sets: list[str]
-) -> dict[str, SuiteResult]:
-    """Every model on every chosen held-out set: {suite: result} with the models as rows."""
-    results = {"ohsumed": knn.run(models, labelled, cfg, work / SUITE_DIRS["ohsumed"])}
-    if "methodology" in sets and JUDGEMENTS.parent.is_dir():
-        results["methodology"] = aspects.run(models, JUDGEMENTS, cfg, work / SUITE_DIRS["methodology"])
-    if "cs_papers" in sets and cs is not None:
-        semantic_cfg = cfg.model_copy(
-            update={
-                "evaluation": cfg.evaluation.model_copy(
-                    update={"query_col": "tldr", "split": "all", "label_col": None}
-                )
-            }
-        )
-        results["cs_papers"] = semantic.run(models, cs, semantic_cfg, work / SUITE_DIRS["cs_papers"])
-    return results
-
-
-def share_embeddings(model: ModelRef, work: Path, cache: Path) -> None:
-    """Store `model`'s evaluation embeddings in `cache`, linked from each suite's folder under `work`.
-
-    Meant for the base model, which every new `--work` would otherwise embed again, though it never changes
-    (9.5 minutes for ohsumed, methodology and cs_papers on 2 cores without native bf16). Sharing is safe:
-    `embed_sets` keys each shard by the model's files, the evaluation settings and the texts, so a folder
-    shared by several runs only ever serves vectors of exactly these inputs, and a changed base, test sample
-    or `max_length` is embedded beside the old shards. A suite folder an earlier run of this `--work` filled
-    is left as it is.
-    """
-    for suite_dir in SUITE_DIRS.values():
-        linked = work / suite_dir / "embeddings" / model.slug
-        if linked.exists() or linked.is_symlink():
-            continue
-        shared = cache / suite_dir / model.slug
-        shared.mkdir(parents=True, exist_ok=True)
-        linked.parent.mkdir(parents=True, exist_ok=True)
-        linked.symlink_to(shared.resolve(), target_is_directory=True)
-
-
-def default_cache() -> Path:
-    """Where the base model's embeddings are kept between runs: the user's cache folder (XDG), not `--work`."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "semcse" / "quality-embeddings"
-
-
-COLUMNS = {
-    "ohsumed": ["knn_accuracy", "label_agreement"],
-    "methodology": None,  # its spearman column
-    "cs_papers": ["query_paper", "title_abstract"],
-}
-
-
-def figures(results: dict[str, SuiteResult]) -> pd.DataFrame:
-    """Models × figures, each cell `value [low, high]`, and the numbers behind them."""
-    cells: dict[str, dict[str, str]] = {}
-    for suite, result in results.items():
-        columns = COLUMNS[suite] or [c for c in result.table.columns if c.startswith("spearman:")]
-        intervals = result.intervals
-        for model in result.table.index:
-            for column in columns:
-                value = result.table.loc[model, column]
-                low, high = intervals.loc[model, f"{column}_ci_low"], intervals.loc[model, f"{column}_ci_high"]
-                arrow = " ↓" if column in result.lower_is_better else ""
-                cells.setdefault(model, {})[f"{suite}:{column}{arrow}"] = f"{value:.4f} [{low:.4f}, {high:.4f}]"
-    return pd.DataFrame.from_dict(cells, orient="index")
-
-
-def differences(results: dict[str, SuiteResult], pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Paired `a − b` with 95% intervals on every figure, for each (a, b)."""
-    rows = []
-    for suite, result in results.items():
-        columns = COLUMNS[suite] or [c for c in result.table.columns if c.startswith("spearman:")]
-        for a, b in pairs:
-            for column in columns:
-                d = result.difference(a, b, column)
-                rows.append(
-                    {"a": a, "b": b, "figure": f"{suite}:{column}"}
-                    | {"difference": d.difference, "low": d.low, "high": d.high, "verdict": d.verdict}
-                )
-    return rows
-
-
-RECORD = "benchmark_wall.json"
 AVERAGED = "+base"  # the suffix of a model's name once its weights are averaged with the base's
 
 
 def averaged_with_base(model_dir: Path, weight: float, out: Path) -> Path:
-    """`model_dir` with every weight set to (1 − weight)·trained + weight·base (WiSE-FT, Wortsman et al., CVPR 2022):
-    the fine-tuned model interpolated back toward the model it started from, which in that paper keeps most of the
-    in-domain gain and gives back what fine-tuning cost elsewhere. Written once into `out`, whole: it is built
-    beside it and renamed last, so a killed run never leaves the trained weights under the averaged name."""
+    """`model_dir` with every weight set to (1 − weight)·trained + weight·base (WiSE-FT, Wortsman et al., CVPR 2022),
+    written once into `out`, whole: built beside it and renamed last, so a killed run never leaves the trained
+    weights under the averaged name."""
     import shutil
 
     from safetensors.torch import load_file, save_file
@@ -207,40 +104,19 @@ def averaged_with_base(model_dir: Path, weight: float, out: Path) -> Path:
     return out
 
 
-def once(out: Path, marker: str, record: Path, fit: Callable[[], tuple[Path, float]]) -> tuple[Path, float | None]:
-    """`fit()`'s model and wall time, recorded beside it; a model that an earlier `--work` run finished (`marker` in
-    `out`) is reused, not refitted, with its wall time when that run recorded one."""
-    if (out / marker).is_file():
-        return out, json.loads(record.read_text())["wall_s"] if record.is_file() else None
-    model_dir, wall = fit()
-    record.write_text(json.dumps({"wall_s": wall}))
-    return model_dir, wall
-
-
-def trained(cfg: Any, prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
-    """Our trainer's delivered model and wall time (reused from an earlier `--work`, see `once`)."""
-
-    def fit() -> tuple[Path, float]:
-        start = time.perf_counter()
-        model_dir = Path(train(cfg, prepared).model_dir)
-        return model_dir, time.perf_counter() - start
-
-    return once(Path(cfg.training.out), STATUS_FILE, run_dir / RECORD, fit)
-
-
-def fitted_st(prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
-    """sentence-transformers' `fit` on exactly our pairs and batch order (reused like `trained`)."""
-
-    def fit() -> tuple[Path, float]:
-        st = st_fit(minilm_dir(), prepared.train_rows, run_dir / "st", prepared.training)
-        return st.model_dir, st.wall_s
-
-    return once(run_dir / "st", "modules.json", run_dir / f"st-{RECORD}", fit)
+def scratch_data(work: Path, train: int, test: int) -> tuple[Path, Path]:
+    """The scratch part's training corpus (a seeded sample of ohsumed's train split) and its labelled kNN set (it
+    and test papers)."""
+    work.mkdir(parents=True, exist_ok=True)
+    train_split = ohsumed_split("train", train)
+    corpus = write_parquet(train_split[["id", "title", "abstract"]], work / "train.parquet")
+    labelled = pd.concat([train_split, ohsumed_split("test", test)], ignore_index=True)
+    return corpus, write_parquet(labelled, work / "labelled.parquet")
 
 
 def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    corpus, labelled = labelled_data(work, args.train, args.test)
-    cs = cs_queries(work, args.cs_papers)
+    corpus = invasion_corpus(work, args.train)
+    held = HeldOut.build(work, args.ohsumed_refs, args.test, args.cs_papers, args.sets)
     base = ModelRef("base", str(minilm_dir()))
     models = [base]
     runs = []
@@ -265,7 +141,6 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                     "training.pairs": pairs,
                     "training.seed": seed,
                     "training.val_size": args.val_size,
-                    "corpus.label_col": "label",
                 }
                 | dict(args.overrides),
             )
@@ -293,7 +168,6 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         args.batch,
         args.seq,
         args.workers,
-        **{"evaluation.judged_aspects.medical_methodology": "methodology"},
     )
     averaged_in_training = {run["model"] for run in runs if run.get("average_with_base")}  # delivered and last
     trained_models = [
@@ -312,7 +186,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         ]
     if args.base_cache is not None:
         share_embeddings(base, work, args.base_cache)
-    results = score(models, labelled, cs, cfg, work, args.sets)
+    results = score(models, held, cfg, work, ["inas", "ohsumed", *args.sets])
     table = figures(results)
     scored = {model.name for model in models}
     candidates = [f"{name}-{s}{last}" for s in args.seeds for name in names for last in ("", "-last")]
@@ -324,7 +198,10 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         pairs += [(f"{model.name}{AVERAGED}", "base"), (f"{model.name}{AVERAGED}", model.name)]
     diffs = differences(results, pairs)
     runs_frame = pd.DataFrame(runs)
-    print(f"\nohsumed: {args.train} training abstracts, {args.test} held-out test papers; cs_papers: {cs}")
+    print(
+        f"\ntrained on the first {args.train} invasion-biology abstracts; held out: INAS dev (721 papers), ohsumed "
+        f"({args.test} test papers among {args.ohsumed_refs}), cs_papers: {held.cs_papers}"
+    )
     print(f"{args.steps} steps × {args.batch} pairs, seq {args.seq}, seeds {args.seeds}; auto = {AUTO}\n")
     print("value [95% CI] per model (↓: lower is better):")
     print(table.to_string())
@@ -344,6 +221,9 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 FIGURES = {  # README column → (suite, column; a trailing ":" takes the suite's first column that starts so)
+    "INAS kNN@5 label agreement": ("inas", "label_agreement"),
+    "INAS kNN accuracy": ("inas", "knn_accuracy"),
+    "INAS V-measure": ("inas", "v_measure"),
     "ohsumed kNN": ("ohsumed", "knn_accuracy"),
     "ohsumed label agreement": ("ohsumed", "label_agreement"),
     "methodology Spearman": ("methodology", "spearman:"),
@@ -454,18 +334,10 @@ def summary(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def raw(result: SuiteResult) -> dict[str, Any]:
-    """A suite's table and intervals as plain JSON."""
-    return {
-        "table": json.loads(result.table.to_json(orient="index")),
-        "intervals": json.loads(result.intervals.to_json(orient="index")),
-    }
-
-
 def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Crops vs dropout from one random start per seed: each run's delivered model and its last step, scored by kNN
     next to the random start; a run that delivered its start is scored as that start (`random-<seed>`)."""
-    corpus, labelled = labelled_data(work, args.train, args.test)
+    corpus, labelled = scratch_data(work, args.scratch_train, args.test)
     pretrained = ModelRef("all-MiniLM-L6-v2", str(minilm_dir()))
     models = [pretrained]
     runs = []
@@ -518,7 +390,7 @@ def scratch_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     diffs = differences({"ohsumed": result}, list(dict.fromkeys((a, b) for a, b in compared if a != b)))
     print(
         f"\nfrom scratch: {args.scratch_arch}, {args.scratch_steps} steps × {args.scratch_batch} pairs, "
-        f"lr {args.scratch_lr}, on {args.train} ohsumed training abstracts; kNN on {args.test} test papers\n"
+        f"lr {args.scratch_lr}, on {args.scratch_train} ohsumed training abstracts; kNN on {args.test} test papers\n"
     )
     print(figures({"ohsumed": result}).to_string())
     print("\ncrops − dropout (delivered, last step) and last step − random start, paired, 95% CI:")
@@ -568,7 +440,8 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--evaluations", type=int, default=3, help="validations per run")
-    parser.add_argument("--train", type=int, default=2500, help="ohsumed training abstracts (kNN reference too)")
+    parser.add_argument("--train", type=int, default=4000, help="invasion-biology abstracts to train on (the first)")
+    parser.add_argument("--ohsumed-refs", type=int, default=2500, help="ohsumed training abstracts: kNN references")
     parser.add_argument(
         "--val-size",
         type=int,
@@ -576,19 +449,20 @@ def main() -> None:
         help="validation abstracts (≤10%% of --train); the label guard needs a few hundred to show non-inferiority",
     )
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers to classify")
-    parser.add_argument("--cs-papers", type=int, default=800, help="cs_papers with a TL;DR (queries)")
+    parser.add_argument("--scratch-train", type=int, default=2000, help="ohsumed abstracts the scratch part trains on")
+    parser.add_argument("--cs-papers", type=int, default=150, help="cs_papers with a TL;DR (queries)")
     parser.add_argument(
         "--sets",
         nargs="+",
         choices=["methodology", "cs_papers"],
         default=["methodology", "cs_papers"],
-        help="held-out sets beside ohsumed (methodology embeds ~3,000 texts a model)",
+        help="held-out sets beside INAS dev and ohsumed (methodology embeds ~3,000 texts a model)",
     )
     parser.add_argument(
         "--recipes",
         nargs="+",
         choices=list(RECIPES),
-        default=list(RECIPES),
+        default=["auto"],
         help="our recipes to train (sentence-transformers trains on auto's pairs, so only with auto)",
     )
     add_set_option(

@@ -290,7 +290,9 @@ class TrainingConfig(Section):
     delivered only when it is not inferior to the base model there: the 95% interval of its
     agreement minus the base model's must stay above `-label_margin`, whatever its ranks. Every
     other check the validation runs (for LLM-free modes: crop↔crop, half↔half and title→abstract
-    ranks) must not be significantly worse than the base model's either. With InfoNCE these
+    ranks) must not be significantly worse than the base model's either. The title check ranks each validation
+    abstract among the others and `val_distractors` training abstracts per validation abstract that read most like
+    it (`training.distractors`), where a strong base model still makes mistakes. With InfoNCE these
     decisions read smooth ranks at a fixed cosine scale (`rank_softness`), which still move when a strong
     base model already ranks nearly every true match first.
 
@@ -368,6 +370,7 @@ class TrainingConfig(Section):
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)
     val_size: int = Field(256, gt=1)
+    val_distractors: int = Field(2, ge=0)
     log_every: int = Field(10, gt=0)
     patience: int = Field(3, gt=0)
     improvement: Literal["significant", "strict"] = "significant"

@@ -65,8 +65,12 @@ def query_rows(frame: pd.DataFrame, cfg: RunConfig) -> tuple[np.ndarray, np.ndar
     """(queries, references) for kNN and clustering: test papers against the rest, the papers' protocol.
 
     With `evaluation.split=val` (tuning) the validation papers query the training papers and the
-    test split is left out entirely, so choosing between trials never looks at it.
+    test split is left out entirely, so choosing between trials never looks at it. With `all` (data no
+    model trained on) every paper queries every other (`knn.reference_neighbours` leaves each one out).
     """
+    if cfg.evaluation.split == "all":
+        everything = np.ones(len(frame), dtype=bool)
+        return everything, everything
     if cfg.evaluation.split == "val":
         queries, references = split_rows(frame, cfg, "val"), split_rows(frame, cfg, "train")
     else:

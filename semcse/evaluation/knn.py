@@ -68,8 +68,7 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         vectors = combined_vectors(embedded.vectors("papers", papers["id"].tolist()))
         similarity = cfg.evaluation.knn_similarity or combined_similarity(embedded)
         metric_used[spec.name] = similarity
-        index = VectorIndex.build(vectors[reference], similarity, ivf_threshold=cfg.evaluation.ivf_threshold)
-        _, neighbours = index.search(vectors[test], k)
+        neighbours = reference_neighbours(vectors, test, reference, k, similarity, cfg.evaluation.ivf_threshold)
         neighbour_labels = labels[reference][neighbours]
         hits = metrics.knn_hits(neighbour_labels[:, : cfg.evaluation.accuracy_k], labels[test])
         agreements = metrics.label_agreements(neighbour_labels[:, : cfg.evaluation.agreement_k], labels[test])
@@ -83,9 +82,13 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         }
         spaces[spec.name] = LabelledSpace(vectors[test], labels[test])
         curves[spec.name] = metrics.pca_variance_curve(vectors[read], 100)
+    asked = (
+        f"each of {len(frame)} papers queries the others (all split)"
+        if cfg.evaluation.split == "all"
+        else f"{int(reference.sum())} reference / {int(test.sum())} query ({cfg.evaluation.split} split) papers"
+    )
     notes = [
-        f"{int(reference.sum())} reference / {int(test.sum())} query ({cfg.evaluation.split} split) papers, "
-        f"{len(np.unique(labels))} labels; chance (always the majority reference label) accuracy = "
+        f"{asked}, {len(np.unique(labels))} labels; chance (always the majority reference label) accuracy = "
         f"{chance_accuracy(labels, test, reference):.3f}",
         "neighbours by " + ", ".join(f"{name}: {metric}" for name, metric in metric_used.items()),
         interval_note(cfg.evaluation.bootstrap, "query papers", len(rows)),
@@ -95,6 +98,28 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
         "anisotropy has no interval: resampling with replacement repeats vectors and biases it upwards",
     ]
     return SuiteResult(NAME, rows, spaces=spaces, pca_curves=curves, notes=notes)
+
+
+def reference_neighbours(
+    vectors: np.ndarray,
+    queries: np.ndarray,
+    references: np.ndarray,
+    k: int,
+    similarity: metrics.Similarity,
+    ivf_threshold: int,
+) -> np.ndarray:
+    """Each query's k nearest references, as positions among the references, nearest first.
+
+    A query that is a reference too (`evaluation.split=all`) is never its own neighbour: one more neighbour is
+    found and the query itself dropped, by position, so an exact duplicate of it still counts.
+    """
+    index = VectorIndex.build(vectors[references], similarity, ivf_threshold=ivf_threshold)
+    if not (queries & references).any():
+        return index.search(vectors[queries], k)[1]
+    _, found = index.search(vectors[queries], k + 1)
+    position = np.cumsum(references) - 1
+    own = np.where(references[queries], position[queries], -1)
+    return np.stack([row[row != me][:k] for row, me in zip(found, own)])
 
 
 def _v_measure(vectors: np.ndarray, labels: np.ndarray, bootstrap: Bootstrap, seed: int) -> Estimate:

@@ -44,9 +44,9 @@ from semcse.evaluation.inputs import (
     sample_ids,
     text_set,
 )
+from semcse.evaluation.knn import reference_neighbours
 from semcse.evaluation.results import LabelledSpace, SuiteResult
 from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
-from semcse.vector_index import VectorIndex
 
 NAME = "semantic"
 MATCHING = {"title_abstract": ("titles", "abstracts"), "half_half": ("first_halves", "second_halves")}
@@ -150,10 +150,14 @@ def _label_agreement(
     references: np.ndarray,
     cfg: RunConfig,
 ) -> np.ndarray:
-    index = VectorIndex.build(
-        vectors[references], combined_similarity(embedded), ivf_threshold=cfg.evaluation.ivf_threshold
+    neighbours = reference_neighbours(
+        vectors,
+        queries,
+        references,
+        cfg.evaluation.agreement_k,
+        combined_similarity(embedded),
+        cfg.evaluation.ivf_threshold,
     )
-    _, neighbours = index.search(vectors[queries], cfg.evaluation.agreement_k)
     return metrics.label_agreements(labels[references][neighbours], labels[queries])
 
 

@@ -85,6 +85,8 @@ def prepare(cfg: RunConfig) -> PreparedData:
         label_k=cfg.evaluation.agreement_k,
         softness=tc.rank_softness,
         reference=labelled.sample(n=min(tc.label_reference, len(labelled)), random_state=tc.seed),
+        pool=train_corpus,
+        distractors=tc.val_distractors,
     )
     counts = {
         "corpus_rows": len(corpus),
@@ -111,6 +113,11 @@ def prepare(cfg: RunConfig) -> PreparedData:
             f"loss: {tc.effective_loss} plus {tc.base_similarity_weight:g} × the KL divergence of each anchor's "
             f"in-batch similarities from the base model's (training.base_similarity_weight; one more forward pass "
             f"per step)"
+        )
+    if validation.titles:
+        notes.append(
+            f"validation: each of {len(validation.titles)} validation titles ranks its abstract among theirs and "
+            f"{len(validation.distractors)} training abstracts that read most like them (training.val_distractors)"
         )
     notes.append(_guards(cfg, validation))
     return PreparedData(train_rows, validation, counts, tc, notes)

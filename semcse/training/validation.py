@@ -70,6 +70,7 @@ from semcse.evaluation.metrics import Similarity, label_agreements, nearest_othe
 from semcse.evaluation.uncertainty import Bootstrap, Estimate
 from semcse.losses import similarity_kl
 from semcse.models.encoder import TextEncoder
+from semcse.training.distractors import lexical_neighbours
 from semcse.training.positives import TITLE_OK
 
 # The checks a trained step must not be significantly worse on than the base model (where validation runs them).
@@ -119,6 +120,7 @@ class ValidationSet:
     titles: tuple[str, ...] = ()  # title check: titles[j] → abstracts[j], for the abstracts in `titled`
     abstracts: tuple[str, ...] = ()
     titled: tuple[int, ...] = ()
+    distractors: tuple[str, ...] = ()  # training abstracts that join the title check's candidates
     softness: float = 0.0
     drift_texts: tuple[str, ...] = ()  # the validation abstracts, as the label check embeds them (`val_base_drift`)
 
@@ -137,6 +139,8 @@ def build_validation_set(
     label_k: int = 5,
     softness: float = 0.0,
     reference: pd.DataFrame | None = None,
+    pool: pd.DataFrame | None = None,
+    distractors: int = 0,
 ) -> ValidationSet:
     """From pair rows of the validation split (see `build_pair_rows`): a seeded sample of at most `size` abstracts.
 
@@ -145,7 +149,9 @@ def build_validation_set(
     `max_length` truncates validation texts as training does (None: the model's own length).
     `labels` (by id) adds the label check over the sampled abstracts that have a label, when they
     hold at least two labels and more abstracts than `label_k`; the labelled rows of `reference` (training corpus
-    rows, sampled beforehand) join them as neighbours. `softness`: see `ValidationSet`.
+    rows, sampled beforehand) join them as neighbours. `softness`: see `ValidationSet`. In the LLM-free modes the
+    title check ranks each abstract among the others and, for each, the `distractors` abstracts of `pool` (training
+    rows) that read most like it (`distractors.lexical_neighbours`).
     """
     usable = rows[rows["texts"].map(len) >= 2]
     usable = usable.sample(n=min(size, len(usable)), random_state=seed).sort_index()
@@ -161,14 +167,18 @@ def build_validation_set(
     if not generated:
         halves = [_halves(list(s)) for s in usable["sentences"]]
         titled = [i for i, ok in enumerate(usable[TITLE_OK]) if ok]
+        abstracts = [str(usable[ABSTRACT].iat[i]) for i in titled] if len(titled) > 1 else []
+        candidates = [] if pool is None else pool[ABSTRACT].astype(str).tolist()
+        nearest = lexical_neighbours(abstracts, candidates, distractors)
         return ValidationSet(
             pair_queries=[t[0] for t in texts],
             pair_targets=[t[-1] for t in texts],
             document_queries=[(first,) for first, _ in halves],
             document_targets=[second for _, second in halves],
             titles=tuple(str(usable[TITLE].iat[i]) for i in titled) if len(titled) > 1 else (),
-            abstracts=tuple(str(usable[ABSTRACT].iat[i]) for i in titled) if len(titled) > 1 else (),
+            abstracts=tuple(abstracts),
             titled=tuple(titled) if len(titled) > 1 else (),
+            distractors=tuple(candidates[i] for i in nearest),
             **labelled,
         )
     return ValidationSet(
@@ -223,6 +233,7 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
         "document_t": val.document_targets,
         "titles": list(val.titles),
         "abstracts": list(val.abstracts),
+        "distractors": list(val.distractors),
         "papers": list(val.papers),
         "drift": list(val.drift_texts),
     }
@@ -235,7 +246,7 @@ def validate(encoder: TextEncoder, val: ValidationSet, batch_size: int = 64) -> 
     if width:
         pairs["document"] = (split["document_q"].reshape(n, width, -1).mean(1), split["document_t"])
     if val.titles:
-        pairs["title"] = (split["titles"], split["abstracts"])
+        pairs["title"] = (split["titles"], np.concatenate([split["abstracts"], split["distractors"]]))
     # the logged averages are hard ranks (SemCSE's figures); decisions read the smooth ones (`softness`), which
     # are the hard ones at softness 0
     hard = {name: true_ranks(q, t, similarity=val.similarity) for name, (q, t) in pairs.items()}

@@ -193,3 +193,16 @@ def test_normalised_scores_best_median_floor():
     # every column of a [models, draws] matrix is normalised like a table of its own
     columns = np.array([[10.0, 1.0], [6.0, 1.0], [4.0, 0.0]])
     assert metrics.normalised_columns(columns).tolist() == [[1.0, 1.0], [0.5, 1.0], [0.25, 0.0]]
+
+
+def test_every_paper_asks_every_other_and_an_exact_copy_still_counts() -> None:
+    from semcse.evaluation.knn import reference_neighbours
+
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])  # rows 0 and 1 are copies
+    everything = np.ones(4, dtype=bool)
+    nearest = reference_neighbours(vectors, everything, everything, 1, "cosine", 200_000)
+    assert nearest[:2, 0].tolist() == [1, 0]  # never itself; its copy is its nearest other paper
+    assert nearest[2, 0] in (0, 1) and nearest[3, 0] == 2
+    queries = np.array([True, False, False, False])
+    apart = reference_neighbours(vectors, queries, ~queries, 2, "cosine", 200_000)
+    assert apart.tolist() == [[0, 1]]  # positions among the references (rows 1 and 2)
