@@ -73,7 +73,7 @@ def last_step_model(run_dir: Path) -> Path | None:
     """The model of a training run's last checkpoint (Ray Train keeps it beside the best), or None."""
     from semcse.training.checkpoints import persisted_models
 
-    models = persisted_models(run_dir / "ray")
+    models = persisted_models(run_dir)
     return models[max(models)] if models else None
 
 

@@ -312,7 +312,8 @@ def train_decoder_command(
     config: ConfigOpt = None,
     overrides: SetOpt = None,
 ) -> None:
-    """Train an embedding → text decoder on Ray Train; log to MLflow and register `semcse-decoder`.
+    """Train an embedding → text decoder (on Ray Train; decoder.launcher=local: in this process); log to MLflow and
+    register `semcse-decoder` when a trained step beats the untrained decoder.
 
     Example: semcse train-decoder --texts runs/demo/texts --encoder models:/semcse-encoder@champion
     --base-model /models/Llama-3-8B --aspect aspect:species
@@ -332,7 +333,8 @@ def train_decoder_command(
     )
     result = run(cfg)
     console.print(f"decoder → {result.path}")
-    console.print(", ".join(f"{k}={v:.4g}" for k, v in result.metrics.items()))
+    shown = {k: v for k, v in result.metrics.items() if k.startswith("val_") or k in ("step", "best_step")}
+    console.print(", ".join(f"{k}={v:.4g}" for k, v in shown.items()))
     if result.version:
         console.print(f"registered {cfg.decoder.register_name} v{result.version} @{cfg.decoder.register_alias}")
 

@@ -326,6 +326,8 @@ class TrainingConfig(Section):
     (`cpu_bf16`) the CPU: bf16 autocast for training and validation forwards where rank 0's CPU has
     native bf16 instructions when the run starts, kept on resume; weights and loss in fp32
     (`training.precision`; a GPU run trains in bf16 through DeepSpeed).
+    `launcher` is where the loop runs: `ray`, on `num_workers` Ray Train workers anywhere on the cluster; `local`,
+    in this process as one worker without Ray Train (a machine without a cluster, or a quick run).
     `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
     `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
     cluster.yaml's multi-GPU node type, whose nodes carry that resource.
@@ -361,6 +363,7 @@ class TrainingConfig(Section):
     min_sentence_chars: int = Field(100, ge=0)
     max_sentence_chars: int = Field(250, gt=0)
     train_fraction: float = Field(1.0, gt=0, le=1)
+    launcher: Literal["ray", "local"] = "ray"
     num_workers: int = Field(2, gt=0)
     use_gpu: bool = False
     cpus_per_worker: float = Field(1.0, gt=0)
@@ -442,6 +445,11 @@ class TrainingConfig(Section):
             raise ValueError(
                 "average_with_base with ZeRO-3: each worker holds only a shard of the weights the candidate "
                 "averages; use zero_stage 2 (the GPU default) or set average_with_base 0"
+            )
+        if self.launcher == "local" and self.num_workers != 1:
+            raise ValueError(
+                f"launcher local trains in this process, one worker; set num_workers 1 (got {self.num_workers}) or "
+                "launcher ray"
             )
         if self.batch_size % self.num_workers:
             raise ValueError(
@@ -622,7 +630,8 @@ class DecoderConfig(Section):
     """Embedding → text decoder: base LM, where its training pairs come from, optimisation, sampling.
 
     Defaults follow SemCSE-Multi (A.8): 5 task + 5 mapped tokens, a 768-wide sigmoid mapping, AdamW
-    with batch size 4, learning rate 1e-3, weight decay 1e-4, validation every 250 updates. The
+    with batch size 4 (over all workers), learning rate 1e-3, weight decay 1e-4, validation every 250 updates.
+    It trains through the encoders' loop (`launcher`, `num_workers`: as `training`'s). The
     evaluation settings: `predictor` embeds held-out abstracts (default `encoder`; the unified model
     for aspect decoders), `bertscore_model` (+ `bertscore_layers`) scores generated text with BERTScore,
     `reconstructed` adds the map round-trip column (one t-SNE layout per held-out abstract).
@@ -644,6 +653,7 @@ class DecoderConfig(Section):
     max_steps: int = Field(5000, gt=0)
     eval_every: int = Field(250, gt=0)
     patience: int = Field(4, gt=0)
+    launcher: Literal["ray", "local"] = "ray"
     num_workers: int = Field(1, gt=0)
     use_gpu: bool = False
     cpus_per_worker: float = Field(1.0, gt=0)

@@ -354,6 +354,7 @@ NOT_SHAPING = frozenset(
         "training.resources_per_worker",
         "training.max_failures",
         "training.log_every",
+        "training.launcher",
         "evaluation.actors",
         "evaluation.cpus_per_actor",
         "evaluation.gpus_per_actor",

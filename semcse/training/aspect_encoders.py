@@ -26,7 +26,8 @@ from semcse import logs, storage
 from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error
 from semcse.data.generated import GeneratedDataError, write_texts
 from semcse.data.generated import read_texts as read_generated_texts
-from semcse.training.driver import TrainingSetupError, TrainResult, worker_bundle
+from semcse.training.driver import TrainingSetupError, TrainResult, connected
+from semcse.training.ray_train import worker_bundle
 from semcse.training.trainer import prepare, train
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,8 @@ def concurrency(cfg: RunConfig, n_aspects: int) -> int:
     On the embedded local cluster they would only compete for the same cores, so as many go as fit:
     each needs its workers' CPUs plus one for its controller.
     """
+    if cfg.training.launcher == "local":  # runs in this process take its one process group in turn
+        return 1
     if cfg.multi.concurrency:
         return min(cfg.multi.concurrency, n_aspects)
     from semcse.runtime import cluster_cpus, target_address
@@ -142,10 +145,10 @@ def concurrency(cfg: RunConfig, n_aspects: int) -> int:
 
 def train_aspects(cfg: RunConfig) -> AspectsResult:
     """Train every aspect's encoder; all configurations and data are checked before the first run starts."""
-    from semcse.runtime import connect, requested
+    from semcse.runtime import requested
     from semcse.tracking import Tracker
 
-    cfg = connect(cfg)
+    cfg = connected(cfg, cfg.training)
     multi = cfg.multi
     texts = merge_kinds(read_texts(multi.texts, cfg.generation.combine_settings), multi.merge)
     aspects = resolve_aspects(cfg, texts)

@@ -20,11 +20,11 @@ import io
 import json
 import math
 import sys
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -42,6 +42,7 @@ CANDIDATE_SCORE = "candidate_score"
 # The candidate score of a checkpoint that did not improve: ranked last. Finite, because Ray Train's run
 # snapshot (what a resubmitted job restores its checkpoints from) writes infinity as null.
 NOT_A_CANDIDATE = sys.float_info.max
+T = TypeVar("T")
 
 
 @dataclass
@@ -229,11 +230,11 @@ def _save_fp32_model(
     model.save(out)
 
 
-def persisted_models(ray_dir: Path) -> dict[int, Path]:
-    """The exported model of each checkpoint Ray Train kept under a local `<run_dir>/ray`, by step (it keeps the
-    best, the base model's step 0 in a run that delivered nothing, and the latest)."""
+def persisted_models(run_dir: Path) -> dict[int, Path]:
+    """The exported model of each checkpoint a run kept under a local run directory, by step (the best, the base
+    model's step 0 in a run that delivered nothing, and the latest)."""
     found = {}
-    for state in ray_dir.rglob(STATE_FILE):
+    for state in run_dir.rglob(STATE_FILE):
         if (state.parent / MODEL_DIR).is_dir():
             found[json.loads(state.read_text())["step"]] = state.parent / MODEL_DIR
     return dict(sorted(found.items()))
@@ -247,17 +248,26 @@ def restore(engine: Any, directory: Path) -> LoopState:
     return LoopState(**{k: v for k, v in stored.items() if k in known})
 
 
-def best_model(result: Any) -> tuple[Any, dict[str, Any]]:
-    """The checkpoint of the best step (the base model's when no step beat it) and its metrics.
+def best_of(reported: Iterable[tuple[T, dict[str, Any]]]) -> tuple[T, dict[str, Any]]:
+    """The reported checkpoint of the best step (the base model's when no step beat it) and its metrics.
 
-    Checkpoints are ranked by `CANDIDATE_SCORE`, which is the validation score only for an
-    evaluation that strictly improved on every earlier one (the base model's included), so the
-    earliest of equal scores wins.
+    Checkpoints are ranked by `CANDIDATE_SCORE`, which is the validation score only for an evaluation that strictly
+    improved on every earlier one (the base model's included), so the earliest of equal scores wins.
     """
-    candidates = [(ckpt, metrics) for ckpt, metrics in (result.best_checkpoints or []) if CANDIDATE_SCORE in metrics]
+    candidates = [(checkpoint, metrics) for checkpoint, metrics in reported if CANDIDATE_SCORE in metrics]
     if not candidates:
         raise RuntimeError("training finished without a validated checkpoint; is max_steps >= 1?")
     return min(candidates, key=lambda item: (item[1][CANDIDATE_SCORE], item[1]["step"]))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended, whatever launched it: the best step's and the last evaluation's metrics, and the best
+    checkpoint's directory (opened for as long as the block that reads it runs)."""
+
+    best: dict[str, Any]
+    last: dict[str, Any]
+    best_checkpoint: Callable[[], AbstractContextManager[Path]]
 
 
 def beats_base(best: dict[str, Any]) -> bool:

@@ -1,36 +1,37 @@
-"""Training the embedding → text decoder on Ray Train.
+"""Training the embedding → text decoder: one more objective of the training loop.
 
 A training example is one abstract: its aspect embedding (the mean of its summaries' embeddings, as in
-SemCSE-Multi A.8) and all of its summaries; each time the abstract is drawn, one summary is picked at
-random as the target. Only the mapping network and the learned tokens train (the LM is frozen), so
-plain DDP over gloo/nccl is enough — no DeepSpeed sharding. Validation loss decides early stopping and
-which checkpoint is kept; MLflow gets the curves, the weights and a `semcse-decoder` registry version.
+SemCSE-Multi A.8) and all of its summaries; each time the abstract is drawn, one summary is picked (seeded by the
+row's place in the epoch, as a pair is) as the target. Only the mapping network and the learned tokens train
+(the LM is frozen). The loop, its checkpoints, resume and delivery are the encoders' (`training.loop`,
+`driver.fit_and_deliver`): candidate zero is the untrained decoder, each evaluation scores the mean answer-token
+NLL of every held-out (embedding, summary) pair, and a decoder is registered (`decoder.register_name`) only when a
+trained step beat it.
 """
 
 from __future__ import annotations
 
-import copy
-import logging
+import functools
 import math
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import torch
 
-from semcse import logs, storage
-from semcse.config import CorpusConfig, DecoderConfig, RunConfig
+from semcse import storage
+from semcse.config import CorpusConfig, DecoderConfig, RunConfig, TrainingConfig
 from semcse.data.generated import read_texts, summaries_by_id
 from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
-from semcse.tracking import Tracker
+from semcse.training.driver import TrainingJob, fit_and_deliver
+from semcse.training.objective import Batch
+from semcse.training.positives import DRAW, row_rng
+from semcse.training.validation import Validated
 
 if TYPE_CHECKING:
     from semcse.models.encoder import TextEncoder
-
-log = logging.getLogger(__name__)
 
 
 def build_examples(groups: dict[str, list[str]], encode: Callable[[list[str]], np.ndarray]) -> DecoderExamples:
@@ -53,145 +54,116 @@ def split_examples(examples: DecoderExamples, corpus: CorpusConfig) -> dict[str,
     return {s: examples.subset([k for k, n in enumerate(names) if n == s]) for s in ("train", "val", "test")}
 
 
-def _validation_loss(model: torch.nn.Module, decoder: EmbeddingDecoder, val: DecoderExamples, batch: int) -> float:
-    """Token-mean NLL over all validation pairs, summed across workers when distributed."""
-    embeddings, texts = val.pairs()
-    totals = torch.zeros(2, dtype=torch.float64)
+class DecoderObjective:
+    """Rows (`embedding`, `summaries`) → the embeddings and one summary of each, tokenised; loss = mean answer-token
+    NLL of the batch."""
+
+    def __init__(self) -> None:
+        self.terms: dict[str, torch.Tensor] = {}
+
+    def collate_fn(self, model: torch.nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:
+        decoder: Any = model
+
+        def collate(rows: dict[str, np.ndarray]) -> Batch:
+            texts = []
+            for summaries, draw in zip(rows["summaries"], rows[DRAW]):
+                texts.append(str(summaries[int(row_rng(seed, draw).integers(len(summaries)))]))
+            embeddings = torch.as_tensor(np.stack(list(rows["embedding"])).astype(np.float32))
+            return {"embeddings": embeddings, **decoder.tokenize(texts)}
+
+        return collate
+
+    def loss(self, model: Callable[..., Any], batch: Batch) -> torch.Tensor:
+        nll, count = model(batch["embeddings"], batch["input_ids"], batch["attention_mask"])
+        return nll.sum() / count.sum()
+
+
+@dataclass(frozen=True)
+class DecoderValidation:
+    """Every held-out (embedding, summary) pair, and the abstract each belongs to."""
+
+    embeddings: np.ndarray
+    texts: list[str]
+    owners: np.ndarray
+    batch_size: int = 16
+
+    @classmethod
+    def of(cls, examples: DecoderExamples, batch_size: int) -> DecoderValidation:
+        embeddings, texts = examples.pairs()
+        owners = np.repeat(np.arange(len(examples)), [len(s) for s in examples.summaries])
+        return cls(embeddings, texts, owners, batch_size)
+
+    def __len__(self) -> int:
+        return int(self.owners.max()) + 1 if len(self.owners) else 0
+
+
+def validate_decoder(model: EmbeddingDecoder, val: DecoderValidation) -> Validated:
+    """Each held-out abstract's mean answer-token NLL over its summaries (their mean is `val_score`), and the
+    token-mean NLL of every pair (`val_loss`) with its perplexity."""
+    nll, count = [], []
+    was_training = model.training
     model.eval()
     with torch.no_grad():
-        for start in range(0, len(texts), batch):
-            vectors = decoder.check_embeddings(embeddings[start : start + batch])
-            nll, count = model(vectors, **decoder.tokenize(texts[start : start + batch]))
-            totals += torch.stack([nll.sum().double().cpu(), count.sum().double().cpu()])
-    model.train()
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        torch.distributed.all_reduce(totals)
-    return float(totals[0] / totals[1]) if totals[1] > 0 else math.nan
+        for start in range(0, len(val.texts), val.batch_size):
+            vectors = model.check_embeddings(val.embeddings[start : start + val.batch_size])
+            part, tokens = model(vectors, **model.tokenize(val.texts[start : start + val.batch_size]))
+            nll.append(part.double().cpu().numpy())
+            count.append(tokens.double().cpu().numpy())
+    model.train(was_training)
+    nll_all, count_all = np.concatenate(nll), np.concatenate(count)
+    items = np.bincount(val.owners, nll_all) / np.bincount(val.owners, count_all)
+    loss = float(nll_all.sum() / count_all.sum())
+    metrics = {"val_loss": loss, "val_perplexity": math.exp(min(loss, 50.0)), "val_score": float(items.mean())}
+    return Validated(metrics, items)
 
 
-Report = Callable[[dict[str, float], bool], None]
-
-
-def fit(
-    model: torch.nn.Module,
-    train: DecoderExamples,
-    val: DecoderExamples,
-    settings: DecoderConfig,
-    report: Report | None = None,
-    rank: int = 0,
-) -> dict[str, float]:
-    """The training loop (one worker's view): random summary per draw, early stopping on validation loss.
-
-    `model` is the decoder or its DDP wrapper. `report(metrics, improved)` is called after every
-    evaluation; the best weights are restored into the decoder before returning.
-    """
-    if len(train) == 0:
-        raise ValueError("this worker has no training abstracts; use fewer workers or more data")
-    decoder = getattr(model, "module", model)
-    if not isinstance(decoder, EmbeddingDecoder):
-        raise TypeError(f"fit trains an EmbeddingDecoder or its DDP wrapper, not {type(decoder).__name__}")
-    params = [p for p in model.parameters() if p.requires_grad]
-    # torch's fused AdamW: the same update in one kernel, a quarter of the per-tensor loop's time on CPU
-    # (`benchmarks/cpu_kernels.py`), as the encoder's trainer steps (`engine.deepspeed_config`)
-    optimizer = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=settings.weight_decay, fused=True)
-    rng = np.random.default_rng(settings.seed + rank)
-    torch.manual_seed(settings.seed)
-    best = {"val_loss": math.inf, "step": 0}
-    best_state = copy.deepcopy(decoder.trainable_state())
-    running, waited = [], 0
-    model.train()
-    for step in range(1, settings.max_steps + 1):
-        index = rng.choice(len(train), settings.batch_size, replace=len(train) < settings.batch_size)
-        texts = [train.summaries[i][rng.integers(len(train.summaries[i]))] for i in index]
-        nll, count = model(decoder.check_embeddings(train.embeddings[index]), **decoder.tokenize(texts))
-        loss = nll.sum() / count.sum()
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        running.append(loss.item())
-        if step % settings.eval_every and step != settings.max_steps:
-            continue
-        val_loss = _validation_loss(model, decoder, val, settings.batch_size * 4)
-        improved = val_loss < best["val_loss"]
-        if improved:
-            best = {"val_loss": val_loss, "step": step}
-            best_state = copy.deepcopy(decoder.trainable_state())
-        waited = 0 if improved else waited + 1
-        metrics = {
-            "step": step,
-            "train_loss": float(np.mean(running)),
-            "val_loss": val_loss,
-            "val_perplexity": math.exp(min(val_loss, 50.0)),
-            "best_val_loss": best["val_loss"],
-        }
-        running = []
-        if report is not None:
-            report(metrics, improved)
-        if waited >= settings.patience:
-            log.info("early stopping at step %d (best val loss %.4f at step %d)", step, best["val_loss"], best["step"])
-            break
-    decoder.load_state_dict(best_state, strict=False)
-    return {"best_val_loss": best["val_loss"], "best_step": best["step"], "steps": step}
-
-
-def _worker_loop(config: dict[str, Any]) -> None:
-    """Ray Train worker: build the decoder around the frozen LM, DDP-wrap it, run `fit`, report checkpoints."""
-    import ray.train
-    import ray.train.torch
-
-    settings = DecoderConfig.model_validate(config["settings"])
-    context = ray.train.get_context()
-    rank = context.get_world_rank()
-    dim = config["embedding_dim"]
-    train, val = (
-        DecoderExamples.from_rows(list(ray.train.get_dataset_shard(name).iter_rows()), dim)
-        for name in ("train", "val")
+def loop_settings(settings: DecoderConfig) -> TrainingConfig:
+    """The decoder's optimisation and distribution settings as the loop reads them: fp32 forwards, no label guard
+    (a decoder has no topics to keep), any lower validation score an improvement."""
+    return TrainingConfig(
+        launcher=settings.launcher,
+        num_workers=settings.num_workers,
+        use_gpu=settings.use_gpu,
+        cpus_per_worker=settings.cpus_per_worker,
+        batch_size=settings.batch_size,
+        learning_rate=settings.learning_rate,
+        weight_decay=settings.weight_decay,
+        warmup_steps=0,
+        max_steps=settings.max_steps,
+        eval_every=settings.eval_every,
+        log_every=settings.eval_every,
+        patience=settings.patience,
+        improvement="strict",
+        label_guard=False,
+        cpu_bf16=False,
+        seed=settings.seed,
     )
-    decoder = EmbeddingDecoder.create(config["base_model"], dim, **config["spec"])
-    model = ray.train.torch.prepare_model(decoder, parallel_strategy_kwargs={"find_unused_parameters": False})
-    tracker: Tracker | None = config.get("tracker")
 
-    def report(metrics: dict[str, float], improved: bool) -> None:
-        if rank == 0 and tracker is not None:
-            tracker.log_metrics({k: v for k, v in metrics.items() if k != "step"}, step=int(metrics["step"]))
-        if improved and rank == 0:
-            with tempfile.TemporaryDirectory() as tmp:
-                decoder.save(tmp)
-                ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(tmp))
-        else:
-            ray.train.report(metrics)
 
-    fit(model, train, val, settings, report, rank)
+def _fresh_decoder(base_model: str, dim: int, spec: dict[str, Any], seed: int) -> EmbeddingDecoder:
+    torch.manual_seed(seed)  # the same learned tokens and mapping on every worker
+    return EmbeddingDecoder.create(base_model, dim, **spec)
 
 
 @dataclass
 class TrainedDecoder:
     path: str
-    metrics: dict[str, float]
+    metrics: dict[str, Any]
     run_id: str | None
     version: str | None
 
 
-def train_decoder(
-    settings: DecoderConfig,
-    base_model: str,
-    train: DecoderExamples,
-    val: DecoderExamples,
-    out: str | Path,
-    tracker: Tracker | None = None,
-    checkpoints: str | None = None,
-) -> TrainedDecoder:
-    """Run the Ray Train job and copy its best checkpoint to `out`; log and register it when tracking.
-
-    `out` and `checkpoints` (default: `ray_results` beside `out`) may be storage URIs.
-    """
-    import ray.data
-    from ray.train import CheckpointConfig, LoggingConfig, ScalingConfig
-    from ray.train import RunConfig as RayRunConfig
-    from ray.train.torch import TorchTrainer
-
-    if len(train) == 0 or len(val) == 0:
-        raise ValueError(f"the decoder needs training and validation abstracts (got {len(train)} and {len(val)})")
+def train_decoder(cfg: RunConfig, train: DecoderExamples, val: DecoderExamples, out: str) -> TrainedDecoder:
+    """Fit the decoder of `cfg.decoder` on `train`, validated on `val`; the best step goes to `out` (a directory or
+    a storage URI), logged and registered when it beat the untrained decoder."""
+    settings = cfg.decoder
+    if settings.base_model is None:
+        raise ValueError("train-decoder needs decoder.base_model (set it with --set or --base-model)")
+    if len(train) < settings.batch_size or len(val) == 0:
+        raise ValueError(
+            f"the decoder needs a batch of training abstracts and some validation ones (got {len(train)} and "
+            f"{len(val)}, batch {settings.batch_size})"
+        )
     dim = int(train.embeddings.shape[1])
     spec = {
         "aspect": settings.aspect,
@@ -201,43 +173,26 @@ def train_decoder(
         "chat": settings.chat,
         "max_length": settings.max_length,
     }
-    out = storage.normalize(out)
-    filesystem, storage_path = storage.filesystem(checkpoints or storage.join(storage.parent(out), "ray_results"))
-    trainer = TorchTrainer(
-        _worker_loop,
-        train_loop_config={
-            "settings": settings.model_dump(),
-            "base_model": base_model,
-            "embedding_dim": dim,
-            "spec": spec,
-            "tracker": tracker,
-        },
-        scaling_config=ScalingConfig(
-            num_workers=settings.num_workers,
-            use_gpu=settings.use_gpu,
-            resources_per_worker={"CPU": settings.cpus_per_worker, **({"GPU": 1} if settings.use_gpu else {})},
-        ),
-        datasets={"train": ray.data.from_items(train.rows()), "val": ray.data.from_items(val.rows())},
-        run_config=RayRunConfig(
-            name=f"decoder-{storage.basename(out)}",
-            storage_path=storage_path,
-            storage_filesystem=filesystem,
-            checkpoint_config=CheckpointConfig(num_to_keep=1),
-            # Ray Train V2's RunConfig (the one in use) takes it; mypy reads the V1 class behind `ray.train`
-            logging_config=LoggingConfig(log_level=logs.ray_level()),  # type: ignore[call-arg]
-        ),
+    tc = loop_settings(settings)
+    job = TrainingJob(
+        stage="decoder",
+        run_name=f"decoder-{settings.aspect.replace(':', '-')}",
+        tags={"stage": "decoder"},
+        params={f"decoder.{k}": v for k, v in settings.model_dump().items()}
+        | {"examples.train": len(train), "examples.val": len(val)},
+        objective=DecoderObjective(),
+        model_factory=functools.partial(_fresh_decoder, settings.base_model, dim, spec, settings.seed),
+        validation=DecoderValidation.of(val, settings.batch_size * 4),
+        rows=pd.DataFrame(train.rows()),
+        out=storage.normalize(out),
+        artifact="decoder",
+        register_name=settings.register_name,
+        register_alias=settings.register_alias,
+        banner=[f"{settings.aspect} decoder: {len(train)} training abstracts, {len(val)} validation"],
+        validate=validate_decoder,
     )
-    result = trainer.fit()
-    if result.checkpoint is None:
-        raise RuntimeError("decoder training finished without a checkpoint (no validation step ran)")
-    version = None
-    with result.checkpoint.as_directory() as best:
-        storage.upload(best, out)
-        if tracker is not None and tracker.active:
-            tracker.log_artifact(best, "decoder")
-            version = tracker.register_model("decoder", settings.register_name, settings.register_alias)
-    metrics = {k: float(v) for k, v in (result.metrics or {}).items() if isinstance(v, int | float)}
-    return TrainedDecoder(out, metrics, tracker.run_id if tracker else None, version)
+    result = fit_and_deliver(cfg, tc, job)
+    return TrainedDecoder(result.model_dir, result.metrics, result.run_id, result.model_version)
 
 
 def embedded_examples(cfg: RunConfig, kind: str) -> tuple[dict[str, DecoderExamples], TextEncoder]:
@@ -257,19 +212,11 @@ def embedded_examples(cfg: RunConfig, kind: str) -> tuple[dict[str, DecoderExamp
 
 
 def run(cfg: RunConfig) -> TrainedDecoder:
-    """The whole stage from a run config: texts + encoder → examples → split → Ray Train → registry."""
-    from semcse.runtime import connect
-
+    """The whole stage from a run config: texts + encoder → examples → split → the training loop → registry."""
     settings = cfg.decoder
-    base_model = settings.base_model
     missing = [k for k in ("base_model", "encoder", "texts") if getattr(settings, k) is None]
-    if missing or base_model is None:
+    if missing:
         raise ValueError(f"train-decoder needs decoder.{', decoder.'.join(missing)} (set them with --set or flags)")
-    cfg = connect(cfg)
     splits, _ = embedded_examples(cfg, settings.aspect)
     out = settings.out or storage.join(cfg.run_dir, "decoder", settings.aspect.replace(":", "-"))
-    with Tracker.start(cfg.tracking, run_name="train-decoder", tags={"stage": "decoder"}) as tracker:
-        tracker.log_params(settings, prefix="decoder.")
-        tracker.log_params({f"examples.{k}": len(v) for k, v in splits.items()})
-        checkpoints = storage.join(cfg.run_dir, "ray")
-        return train_decoder(settings, base_model, splits["train"], splits["val"], out, tracker, checkpoints)
+    return train_decoder(cfg, splits["train"], splits["val"], out)

@@ -15,14 +15,14 @@ Validation ranks each abstract (through the head) for the query of one of its su
 deviation: the aspects share each step's abstracts, where the paper draws a separate batch per
 aspect, so a rare aspect has fewer in-batch negatives than a common one.
 
-Both objectives plug into the ordinary Ray Train + DeepSpeed loop (`training.loop`), with their own
-validation, so checkpoints, early stopping and worker-failure recovery are the encoder training's own.
+Both objectives plug into the one training loop (`training.loop`), with their own validation, so checkpoints,
+early stopping and worker-failure recovery are the encoder training's own.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -334,8 +334,9 @@ def build_unified(tc: TrainingConfig, aspects: list[str], dim: int) -> UnifiedEn
     return model
 
 
-def distill(cfg: RunConfig) -> DistillResult:
-    """Train the unified model on Ray Train + DeepSpeed, save it under `multi.out`, register `multi.register_name`."""
+def distill(cfg: RunConfig, ray_callbacks: Sequence[Any] = ()) -> DistillResult:
+    """Train the unified model (`training.launcher`), save it under `multi.out`, register `multi.register_name`;
+    `ray_callbacks` go to Ray Train's controller (a Tune trial's)."""
     multi = cfg.multi
     # training.base_similarity_weight shapes pair runs; the unified model's objectives have no use for it
     tc = stage_training(cfg, multi.distill, "multi.distill", base_similarity_weight=0.0)
@@ -375,5 +376,5 @@ def distill(cfg: RunConfig) -> DistillResult:
         ],
         validate=data.validate,
     )
-    result = fit_and_deliver(cfg, tc, job)
+    result = fit_and_deliver(cfg, tc, job, ray_callbacks)
     return DistillResult(result.model_dir, data.aspects, result.best, result.run_id, result.model_version)

@@ -1,11 +1,11 @@
-"""The driver side every training run shares: one MLflow run, one TorchTrainer fit, one delivery.
+"""The driver side every training run shares: one MLflow run, one fit of the loop, one delivery.
 
-An encoder (`trainer.train`, also each aspect encoder of `aspects.train_aspects`) and the unified
-model (`distill.distill`) differ in their data, objective, model and validation, and in nothing
-else: each starts a tracker, logs its settings, builds the workers' `LoopSpec`, says what is about
-to run, fits a TorchTrainer, copies the best checkpoint's model to its output directory and
-registers it only when it beat the base model. `fit_and_deliver` is that sequence, once; a driver
-describes its run as a `TrainingJob`.
+An encoder (`trainer.train`, also each aspect encoder of `aspects.train_aspects`), the unified model
+(`distill.distill`) and a decoder (`decoder.run`) differ in their data, objective, model and validation, and in
+nothing else: each starts a tracker, logs its settings, builds the workers' `LoopSpec`, says what is about to run,
+fits the loop (on Ray Train, or in this process: `training.launcher`), copies the best checkpoint's model to its
+output directory and registers it only when it beat the candidate it started from. `fit_and_deliver` is that
+sequence, once; a driver describes its run as a `TrainingJob`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +25,8 @@ from semcse import logs, storage
 from semcse.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.shards import content_key
 from semcse.tracking import Tracker
-from semcse.training.checkpoints import CANDIDATE_SCORE, MODEL_DIR, beats_base, best_model
-from semcse.training.loop import FailOnce, LoopSpec, train_loop
+from semcse.training.checkpoints import MODEL_DIR, Outcome, beats_base
+from semcse.training.loop import LoopSpec, StepCallback
 from semcse.training.objective import Objective
 from semcse.training.validation import Validated, validate
 
@@ -56,7 +56,7 @@ class TrainingJob:
     register_alias: str | None
     banner: list[str] = field(default_factory=list)
     validate: Callable[[Any, Any], Validated] = validate
-    fail_once: FailOnce | None = None
+    callbacks: tuple[StepCallback, ...] = ()  # observe every step in the workers (tests inject failures so)
 
 
 @dataclass
@@ -74,11 +74,14 @@ class TrainResult:
         return beats_base(self.best)
 
 
-def fit_and_deliver(cfg: RunConfig, tc: TrainingConfig, job: TrainingJob) -> TrainResult:
-    """Tracker → spec → banner → fit → deliver; the model lands in `job.out` whatever the outcome."""
-    from semcse.runtime import connect
+def fit_and_deliver(
+    cfg: RunConfig, tc: TrainingConfig, job: TrainingJob, ray_callbacks: Sequence[Any] = ()
+) -> TrainResult:
+    """Tracker → spec → banner → fit → deliver; the model lands in `job.out` whatever the outcome.
 
-    cfg = connect(cfg)
+    `ray_callbacks` go to Ray Train's controller (a Tune trial passes Tune's report callback); a local run has none.
+    """
+    cfg = connected(cfg, tc)
     tracking = cfg.tracking
     tracker = Tracker.start(tracking, run_name=job.run_name, tags=job.tags)
     with tracker:
@@ -91,17 +94,40 @@ def fit_and_deliver(cfg: RunConfig, tc: TrainingConfig, job: TrainingJob) -> Tra
             validation=job.validation,
             tracking=tracking,
             run_id=tracker.run_id,
-            fail_once=job.fail_once,
             validate=job.validate,
+            callbacks=job.callbacks,
         )
         for line in job.banner:
             log.info(line, extra=logs.stage(job.stage))
-        result = run_loop(cfg, tc, spec, job.rows, job.run_name)
-        best_checkpoint, best = best_model(result)
-        metrics = dict(result.metrics or {})
-        with best_checkpoint.as_directory() as directory:
-            version = deliver(tracker, Path(directory) / MODEL_DIR, best, metrics, job)
-    return TrainResult(job.out, metrics, best, tracker.run_id, version)
+        outcome = _fit(cfg, tc, spec, job.rows, run_name(cfg, tc, job.run_name, job.rows), ray_callbacks)
+        with outcome.best_checkpoint() as directory:
+            version = deliver(tracker, directory / MODEL_DIR, outcome.best, outcome.last, job)
+    return TrainResult(job.out, outcome.last, outcome.best, tracker.run_id, version)
+
+
+def connected(cfg: RunConfig, tc: TrainingConfig) -> RunConfig:
+    """The run config with its locations resolved, and Ray joined or started where the run trains on it."""
+    if tc.launcher == "local":
+        from semcse import locations
+
+        locations.check_before_ray(cfg)
+        return locations.resolved(cfg)
+    from semcse.runtime import connect
+
+    return connect(cfg)
+
+
+def _fit(
+    cfg: RunConfig, tc: TrainingConfig, spec: LoopSpec, rows: pd.DataFrame, name: str, ray_callbacks: Sequence[Any]
+) -> Outcome:
+    """The loop on Ray Train, or in this process with its checkpoints under `<run_dir>/local/<name>`."""
+    if tc.launcher == "ray":
+        from semcse.training.ray_train import run_on_ray
+
+        return run_on_ray(cfg, tc, spec, rows, name, ray_callbacks)
+    from semcse.training.local import run_local
+
+    return run_local(spec, rows.reset_index(drop=True), Path(storage.join(cfg.run_dir, "local", name)))
 
 
 def deliver(tracker: Tracker, model: Path, best: dict[str, Any], last: dict[str, Any], job: TrainingJob) -> str | None:
@@ -155,61 +181,27 @@ def deliver(tracker: Tracker, model: Path, best: dict[str, Any], last: dict[str,
     return tracker.register_model(job.artifact, job.register_name, job.register_alias)
 
 
-def worker_bundle(tc: TrainingConfig) -> dict[str, float]:
-    """What one training worker reserves: its CPUs, a GPU when it trains on one, and `resources_per_worker`."""
-    return {"CPU": tc.cpus_per_worker, **({"GPU": 1.0} if tc.use_gpu else {}), **tc.resources_per_worker}
-
-
 # Settings a resumed run may change without making its checkpoints another run's: how long it goes on,
-# how often it evaluates and logs, how many failures it survives.
-RESUMABLE_CHANGES = {"max_steps", "eval_every", "eval_every_minutes", "patience", "log_every", "max_failures"}
+# how often it evaluates and logs, how many failures it survives, and where it runs.
+RESUMABLE_CHANGES = {
+    "max_steps",
+    "eval_every",
+    "eval_every_minutes",
+    "patience",
+    "log_every",
+    "max_failures",
+    "launcher",
+}
 
 
 def run_name(cfg: RunConfig, tc: TrainingConfig, label: str, rows: pd.DataFrame) -> str:
     """The Ray Train run's name: the same for a rerun of the same training, different for any other.
 
-    Ray Train resumes a run whose name it finds under the storage path from that run's latest
-    checkpoint, so a job killed mid-training (the driver, or the whole cluster) continues where it
-    stopped when it is submitted again. The name hashes what training learns from: the training
-    settings (but those in `RESUMABLE_CHANGES`) and the training rows.
+    A run resumes from the latest checkpoint kept under its name (Ray Train's, or the local launcher's), so a job
+    killed mid-training continues where it stopped when it is submitted again. The name hashes what training
+    learns from: the training settings (but those in `RESUMABLE_CHANGES`) and the training rows.
     """
     rows_hash = pd.util.hash_pandas_object(rows.astype(str), index=False).to_numpy().tobytes()
     settings = {"label": label, "training": tc.model_dump(exclude=RESUMABLE_CHANGES), "run": cfg.name}
     digest = content_key([hashlib.blake2b(rows_hash, digest_size=8).hexdigest()], settings, length=12)
     return f"{cfg.name}-{label}-{digest}".replace(":", "-")
-
-
-def run_loop(cfg: RunConfig, tc: TrainingConfig, spec: LoopSpec, train_rows: pd.DataFrame, label: str) -> Any:
-    """Fit `spec` with a TorchTrainer; returns Ray Train's result.
-
-    The training rows go into Ray's object store once and every worker draws its slice of the seeded
-    global batches from them (`loop.global_batches`); restore from the last checkpoint on worker
-    failure; only the best checkpoint kept (the base model's, step 0, when nothing beats it).
-    Checkpoints go under `<run_dir>/ray`, which may be a storage URI every node reaches (Ray Train
-    uploads each worker's files there and downloads them on restore).
-    """
-    import ray
-    from ray.train import CheckpointConfig, FailureConfig, LoggingConfig, ScalingConfig
-    from ray.train import RunConfig as RayRunConfig
-    from ray.train.torch import TorchTrainer
-
-    filesystem, checkpoints = storage.filesystem(storage.join(cfg.run_dir, "ray"))
-    trainer = TorchTrainer(
-        train_loop,
-        train_loop_config={"spec": spec, "rows": ray.put(train_rows.reset_index(drop=True))},
-        scaling_config=ScalingConfig(
-            num_workers=tc.num_workers, use_gpu=tc.use_gpu, resources_per_worker=worker_bundle(tc)
-        ),
-        run_config=RayRunConfig(
-            name=run_name(cfg, tc, label, train_rows),
-            storage_path=checkpoints,
-            storage_filesystem=filesystem,
-            failure_config=FailureConfig(max_failures=tc.max_failures),
-            checkpoint_config=CheckpointConfig(
-                num_to_keep=1, checkpoint_score_attribute=CANDIDATE_SCORE, checkpoint_score_order="min"
-            ),
-            # Ray Train V2's RunConfig (the one in use) takes it; mypy reads the V1 class behind `ray.train`
-            logging_config=LoggingConfig(log_level=logs.ray_level()),  # type: ignore[call-arg]
-        ),
-    )
-    return trainer.fit()

@@ -1,15 +1,17 @@
-"""The per-worker training loop run by `ray.train.torch.TorchTrainer`.
+"""One training loop for every model this platform trains: steps, evaluations, checkpoints, early stopping.
 
-Every worker runs exactly `max_steps` optimisation steps (or stops at the same early-stopping
-evaluation): the training rows sit once in Ray's object store, and every worker takes its slice
-of the same seeded global batches (`global_batches`), so workers never fall out of step in the
-collectives and a step's global batch does not depend on how many workers share it. The base
-model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
-delivered. With `training.average_with_base`, what each evaluation scores and checkpoints is the
-step's weights averaged with the base model's (`averaging`), while training continues from the
-trained weights. Evaluation runs on rank 0 (on every worker under ZeRO-3, whose forward passes are
-collective) and rank 0's verdict is broadcast, so all workers stop together. Rank 0 reports
-progress (`logging`, which Ray forwards from the worker to the driver's terminal) and logs to MLflow.
+`fit` is one worker's share of a run, and knows nothing of what launched it: the `Session` it is given says which
+worker it is, hands it the checkpoint to resume from and takes its reports (`local.LocalSession` in this process,
+`ray_train.RaySession` on Ray Train's workers). What a step computes is the `Objective`'s; what a candidate is
+worth, the `validate` function's.
+
+Every worker runs the same steps: each takes its slice of the same seeded global batches (`global_batches`), so
+workers never fall out of step in the collectives and a step's global batch does not depend on how many workers
+share it. The base model is evaluated and checkpointed first, as candidate zero: a trained step must beat it to be
+delivered. With `training.average_with_base`, what each evaluation scores and checkpoints is the step's weights
+averaged with the base model's (`averaging`), while training continues from the trained weights. Rank 0 evaluates
+(every worker under ZeRO-3, whose forwards are collective) and broadcasts its verdict, so all workers stop
+together; rank 0 reports progress through `logging` and to MLflow.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -44,31 +47,31 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class FailOnce:
-    """Test hook: the last worker exits hard after `step` steps unless `marker` exists (then creates it)."""
+class Session(Protocol):
+    """Where a worker runs: who it is, what it resumes from, where its reports go."""
 
-    step: int
-    marker: str
+    rank: int
+    world: int
+    local_world: int  # this run's workers on this worker's node, whose CPUs rank 0 borrows to evaluate
 
-    @classmethod
-    def from_env(cls, value: str | None) -> FailOnce | None:
-        """Parse `SEMCSE_FAIL_ONCE=<step>:<marker path>`; unset means no failure injection."""
-        if not value:
-            return None
-        step, marker = value.split(":", 1)
-        return cls(int(step), marker)
+    def resumed(self) -> AbstractContextManager[Path | None]:
+        """The directory of the checkpoint to resume from, or None for a fresh run."""
+        ...
 
-    def maybe_fail(self, step: int, rank: int, world: int) -> None:
-        if step == self.step and rank == world - 1 and not os.path.exists(self.marker):
-            Path(self.marker).touch()
-            logger.warning("injected failure: worker %d exits after step %d", rank, step)
-            os._exit(1)
+    def report(self, metrics: dict[str, Any], checkpoint: Path) -> None:
+        """One evaluation: its metrics and this worker's part of its checkpoint (every worker calls it)."""
+        ...
+
+
+class StepCallback(Protocol):
+    """Observes the loop after every optimisation step (e.g. a test that makes one worker fail once)."""
+
+    def after_step(self, step: int, rank: int, world: int) -> None: ...
 
 
 @dataclass(frozen=True)
 class LoopSpec:
-    """Everything a worker needs; pickled into `train_loop_config`."""
+    """Everything a worker needs; pickled to each worker."""
 
     cfg: TrainingConfig
     objective: Objective
@@ -76,8 +79,8 @@ class LoopSpec:
     validation: ValidationSet | Any
     tracking: TrackingConfig | None = None
     run_id: str | None = None
-    fail_once: FailOnce | None = None
     validate: Callable[[Any, Any], Validated] = validate  # (model, validation) -> metrics with val_score
+    callbacks: tuple[StepCallback, ...] = ()
 
 
 class Meter:
@@ -150,17 +153,13 @@ def dropout_seed(seed: int, step: int, rank: int) -> int:
     return int(np.random.SeedSequence([seed, step, rank]).generate_state(1)[0])
 
 
-def train_loop(config: dict[str, Any]) -> None:
-    """`train_loop_per_worker`: DeepSpeed engine, resume, steps, periodic evaluation + checkpoint."""
-    import ray
-    import ray.train
+def fit(spec: LoopSpec, rows: pd.DataFrame, session: Session) -> None:
+    """One worker's run: the DeepSpeed engine, resume or candidate zero, then steps with periodic evaluations."""
     import torch
     import torch.distributed as dist
 
-    spec: LoopSpec = config["spec"]
     cfg = spec.cfg
-    context = ray.train.get_context()
-    rank, world = context.get_world_rank(), context.get_world_size()
+    rank, world = session.rank, session.world
     if not cfg.use_gpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")
         torch.set_num_threads(max(1, int(cfg.cpus_per_worker)))
@@ -183,23 +182,24 @@ def train_loop(config: dict[str, Any]) -> None:
         dist_init_required=False,
     )
     state = checkpoints.LoopState()
-    resumed_from = ray.train.get_checkpoint()
-    if resumed_from is not None:
-        with resumed_from.as_directory() as directory:
-            state = checkpoints.restore(engine, Path(directory))
+    with session.resumed() as directory:
+        resumed = directory is not None
+        if directory is not None:
+            state = checkpoints.restore(engine, directory)
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
     spec, state.cpu_bf16 = _one_precision(spec, state.cpu_bf16, rank, dist, log, state.step)
     cfg = spec.cfg
     start_step = state.step
-    if resumed_from is not None:
+    evaluate = _Evaluator(engine, spec, state, session, log, start_step, average)
+    if resumed:
         log(f"resumed from the checkpoint at step {state.step}", setup | {"resumed_from_step": state.step}, state.step)
     else:
-        _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, average, setup)
+        evaluate(setup)
 
     collate = spec.objective.collate_fn(engine.module, cfg.seed)
-    rows = global_batches(ray.get(config["rows"]), cfg.batch_size, rank, world, cfg.seed, start_step)
+    batches = global_batches(rows, cfg.batch_size, rank, world, cfg.seed, start_step)
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
     forward = precision.training_forward(engine, cfg)
@@ -207,7 +207,7 @@ def train_loop(config: dict[str, Any]) -> None:
         reference.ready(engine.device, cfg)
     engine.train()
     while state.step < cfg.max_steps:
-        batch = {key: value.to(engine.device) for key, value in collate(next(rows)).items()}
+        batch = {key: value.to(engine.device) for key, value in collate(next(batches)).items()}
         if reference is not None:
             batch[BASE] = reference.embed(batch[TEXTS])
         torch.manual_seed(dropout_seed(cfg.seed, state.step, rank))
@@ -215,7 +215,7 @@ def train_loop(config: dict[str, Any]) -> None:
         engine.backward(loss)
         engine.step()
         state.step += 1
-        meter.add(loss.item(), cfg.worker_batch_size, batch[TEXTS].tokens, spec.objective.terms)
+        meter.add(loss.item(), cfg.worker_batch_size, _tokens(batch), spec.objective.terms)
         if state.step % cfg.log_every == 0 or state.step == cfg.max_steps:
             stats = meter.summary(world) | {"lr": scheduler.get_last_lr()[0]}
             terms = "".join(f" {name} {stats[name]:.4g}" for name in spec.objective.terms)  # base_kl can be tiny
@@ -226,15 +226,23 @@ def train_loop(config: dict[str, Any]) -> None:
                 state.step,
             )
             meter.reset()
+        for callback in spec.callbacks:
+            callback.after_step(state.step, rank, world)
         if clock.due(state.step, rank):
-            stop = _evaluate_and_checkpoint(engine, spec, state, rank, log, start_step, dist, average)
+            stop = evaluate()
             engine.train()
             meter.reset()
             clock.restart()
             if stop:
                 break
-        if spec.fail_once is not None:
-            spec.fail_once.maybe_fail(state.step, rank, world)
+
+
+def _tokens(batch: dict[str, Any]) -> int:
+    """The tokens a worker's batch encodes, for the throughput line: its texts' (`TEXTS`), else its answer's mask."""
+    if TEXTS in batch:
+        return int(batch[TEXTS].tokens)
+    mask = batch.get("attention_mask")
+    return int(mask.sum()) if mask is not None else 0
 
 
 class EvaluationClock:
@@ -268,55 +276,68 @@ class EvaluationClock:
         return bool(flag.item())
 
 
-def _evaluate_and_checkpoint(
-    engine: Any,
-    spec: LoopSpec,
-    state: checkpoints.LoopState,
-    rank: int,
-    log: Callable[[str, dict[str, float], int], None],
-    start_step: int,
-    dist: Any,
-    average: BaseAverage,
-    extra: dict[str, float] | None = None,
-) -> bool:
-    """Validate, update early stopping, report a checkpoint; True when patience is exhausted.
+class _Evaluator:
+    """Validate, update early stopping, report a checkpoint; calling it returns True when patience is exhausted.
 
-    At step 0 this scores and checkpoints the base model, which becomes the best candidate so far:
-    later steps must beat it, and when none does the base is what the run delivers. The candidate is
-    the step's weights as `average` makes them (the trained weights themselves unless averaging is on).
+    At step 0 this scores and checkpoints the base model, which becomes the best candidate so far: later steps
+    must beat it, and when none does the base is what the run delivers. The candidate is the step's weights as
+    `average` makes them (the trained weights themselves unless averaging is on).
     """
-    import ray.train
-    from ray.train import Checkpoint
 
-    started = time.perf_counter()
-    with average.candidate(engine.module):
-        validated = _shared_evaluation(engine.module, spec, rank, dist)
-    metrics = validated.metrics | state.drift(validated.drift_vectors)
-    improved = state.record(
-        metrics["val_score"],
-        validated.items,
-        spec.cfg.improvement == "significant",
-        validated.label_items,
-        validated.checks,
-        spec.cfg.label_margin,
-    )
-    stop = state.evals_without_improvement >= spec.cfg.patience
-    timing = _seconds("eval", started)
-    report = metrics | {
-        # what Ray Train keeps checkpoints by: only a new best competes, so a later step that merely
-        # ties the best (or the base model) can never displace it
-        CANDIDATE_SCORE: metrics["val_score"] if improved else NOT_A_CANDIDATE,
-        "step": state.step,
-        "base_val_score": state.base_score,
-        "best_val_score": state.best_score,
-        "best_step": state.best_step,
-        "start_step": start_step,
-        "early_stopped": stop,
-    }
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        checkpoints.save(engine, state, Path(tmp), rank, spec.model_factory, average)
-        ray.train.report(report, checkpoint=Checkpoint.from_directory(tmp))
+    def __init__(
+        self,
+        engine: Any,
+        spec: LoopSpec,
+        state: checkpoints.LoopState,
+        session: Session,
+        log: Callable[[str, dict[str, float], int], None],
+        start_step: int,
+        average: BaseAverage,
+    ) -> None:
+        self.engine, self.spec, self.state, self.session = engine, spec, state, session
+        self.log, self.start_step, self.average = log, start_step, average
+
+    def __call__(self, extra: dict[str, float] | None = None) -> bool:
+        engine, spec, state, session = self.engine, self.spec, self.state, self.session
+        started = time.perf_counter()
+        with self.average.candidate(engine.module):
+            validated = _shared_evaluation(engine.module, spec, session)
+        metrics = validated.metrics | state.drift(validated.drift_vectors)
+        improved = state.record(
+            metrics["val_score"],
+            validated.items,
+            spec.cfg.improvement == "significant",
+            validated.label_items,
+            validated.checks,
+            spec.cfg.label_margin,
+        )
+        stop = state.evals_without_improvement >= spec.cfg.patience
+        timing = _seconds("eval", started)
+        report = metrics | {
+            # what checkpoints are kept by: only a new best competes, so a later step that merely ties the best (or
+            # the base model) can never displace it
+            CANDIDATE_SCORE: metrics["val_score"] if improved else NOT_A_CANDIDATE,
+            "step": state.step,
+            "base_val_score": state.base_score,
+            "best_val_score": state.best_score,
+            "best_step": state.best_step,
+            "start_step": self.start_step,
+            "early_stopped": stop,
+        }
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            checkpoints.save(engine, state, Path(tmp), session.rank, spec.model_factory, self.average)
+            session.report(report, Path(tmp))
+        self.log(
+            f"eval step {state.step}: {_ranks(metrics)}{_verdict(state, metrics, improved, stop)}",
+            (extra or {}) | metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
+            state.step,
+        )
+        return stop
+
+
+def _verdict(state: checkpoints.LoopState, metrics: dict[str, float], improved: bool, stop: bool) -> str:
+    """What an evaluation's line says of the candidate, e.g. ` (best)` or why the base model is still the best."""
     if state.step == 0:
         verdict = " (base model: the candidate to beat)"
     elif improved:
@@ -330,12 +351,7 @@ def _evaluate_and_checkpoint(
         verdict += ")"
     if stop:
         verdict += f", early stop after {state.evals_without_improvement} evaluations without improvement"
-    log(
-        f"eval step {state.step}: {_ranks(metrics)}{verdict}",
-        (extra or {}) | metrics | {"best_val_score": state.best_score} | timing | _seconds("checkpoint", started),
-        state.step,
-    )
-    return stop
+    return verdict
 
 
 def _seconds(phase: str, started: float) -> dict[str, float]:
@@ -362,25 +378,25 @@ def _one_precision(
     return replace(spec, cfg=spec.cfg.model_copy(update={"cpu_bf16": bf16})), bf16
 
 
-def _shared_evaluation(model: Any, spec: LoopSpec, rank: int, dist: Any) -> Validated:
+def _shared_evaluation(model: Any, spec: LoopSpec, session: Session) -> Validated:
     """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
 
-    Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they
-    would take its cores while doing so; instead rank 0 borrows the CPUs its node reserved for all of
-    this run's workers, which sit idle at the broadcast while it evaluates.
+    Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they would take its
+    cores while doing so; instead rank 0 borrows the CPUs its node reserved for all of this run's workers, which
+    sit idle at the broadcast while it evaluates.
     """
-    import ray.train
+    import torch.distributed as dist
 
     alone = spec.cfg.effective_zero_stage != 3
-    evaluates = rank == 0 or not alone
-    node_cpus = int(spec.cfg.cpus_per_worker * ray.train.get_context().get_local_world_size())
+    evaluates = session.rank == 0 or not alone
+    node_cpus = int(spec.cfg.cpus_per_worker * session.local_world)
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
     with _torch_threads(threads), precision.autocast(spec.cfg), attention.encoding(model):
         shared = [spec.validate(model, spec.validation) if evaluates else None]
-    if dist.is_initialized():
+    if dist.is_initialized() and dist.get_world_size() > 1:
         dist.broadcast_object_list(shared, src=0)
     if shared[0] is None:
-        raise RuntimeError(f"worker {rank} received no validation result from rank 0")
+        raise RuntimeError(f"worker {session.rank} received no validation result from rank 0")
     return shared[0]
 
 

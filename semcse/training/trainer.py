@@ -13,8 +13,9 @@ none does, the run says so, delivers the base model unchanged and registers noth
 from __future__ import annotations
 
 import functools
-import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -26,12 +27,10 @@ from semcse.data.split import frame_splits
 from semcse.models.scratch import build_scratch_encoder
 from semcse.training.driver import TrainingJob, TrainingSetupError, TrainResult, fit_and_deliver
 from semcse.training.engine import build_encoder
-from semcse.training.loop import FailOnce
+from semcse.training.loop import StepCallback
 from semcse.training.objective import PairObjective
 from semcse.training.positives import build_pair_rows, title_exclusions
 from semcse.training.validation import ValidationSet, build_validation_set
-
-FAIL_ONCE_ENV = "SEMCSE_FAIL_ONCE"
 
 
 @dataclass
@@ -241,8 +240,15 @@ def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
         )
 
 
-def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
-    """Check, train on Ray Train + DeepSpeed, save the best encoder under `training.out`; register it if it won."""
+def train(
+    cfg: RunConfig,
+    prepared: PreparedData | None = None,
+    callbacks: Sequence[StepCallback] = (),
+    ray_callbacks: Sequence[Any] = (),
+) -> TrainResult:
+    """Check, train (`training.launcher`), save the best encoder under `training.out`; register it if it won.
+
+    `callbacks` observe every step in the workers; `ray_callbacks` go to Ray Train's controller (Tune's)."""
     prepared = prepared or prepare(cfg)
     tc = prepared.training
     recipe = tc.recipe()
@@ -269,6 +275,6 @@ def train(cfg: RunConfig, prepared: PreparedData | None = None) -> TrainResult:
         register_name=tc.register_name,
         register_alias=tc.register_alias,
         banner=banner,
-        fail_once=FailOnce.from_env(os.environ.get(FAIL_ONCE_ENV)),
+        callbacks=tuple(callbacks),
     )
-    return fit_and_deliver(cfg, tc, job)
+    return fit_and_deliver(cfg, tc, job, ray_callbacks)

@@ -2,7 +2,8 @@
 
 The trial function runs inside a Tune trial actor (the Ray Train V2 + Tune pattern) and calls
 `training.trainer.train` (or `training.distill.distill` for SemCSE-Multi), which builds and fits the
-TorchTrainer, so a trial trains exactly like `semcse train` does. Tune starts trials in their own
+TorchTrainer, so a trial trains exactly like `semcse train` does; Tune's `TuneReportCallback` on that
+TorchTrainer passes each validation report on to Tune as it comes. Tune starts trials in their own
 working directory, so the driver resolves every location of the base config (`runtime.connect`)
 before trials see it.
 """
@@ -53,21 +54,21 @@ def trial_config(spec: TrialSpec, params: dict[str, Any], trial_id: str) -> RunC
 def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
     """The Tune function: train (reports relayed live), evaluate the delivered model, report final metrics."""
     from ray import tune
-
-    from semcse.tuning import relay
+    from ray.tune.integration.ray_train import TuneReportCallback
 
     trial_id = tune.get_context().get_trial_id()
     cfg = trial_config(spec, params, trial_id)
-    relay.install()
+    # every validation report of the trial's TorchTrainer reaches Tune while it trains (what ASHA stops trials on)
+    relay = [TuneReportCallback()] if cfg.training.launcher == "ray" else []
     result: TrainResult | DistillResult
     if spec.trainer == "multi":
         from semcse.training.distill import distill
 
-        result = distill(cfg)
+        result = distill(cfg, relay)
     else:
         from semcse.training.trainer import train
 
-        result = train(cfg)
+        result = train(cfg, ray_callbacks=relay)
     final = {k: v for k, v in result.best.items() if k.startswith("val_")} | {DELIVERED_STEP: result.best["step"]}
     suite_metrics, lower = evaluate_model(cfg, result.model_dir, spec.suites, storage.join(cfg.run_dir, "evaluation"))
     lower |= validation_lower_is_better(final)

@@ -14,13 +14,28 @@ from semcse.training.decoder import build_examples
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
 
-def test_validation_loss_improves(trained_decoder):
-    _, history = trained_decoder
-    assert history[-1]["best_val_loss"] < 0.7 * history[0]["val_loss"]
+def test_validation_loss_improves_and_the_best_step_is_registered(
+    trained_decoder, decoder_examples, pretrained_lm_dir
+):
+    """The decoder trains through the encoders' loop: candidate zero is the untrained decoder, the best step is
+    delivered, logged at every evaluation and registered, and loads back from the registry as it was saved."""
+    from semcse.models.decoder import EmbeddingDecoder
+    from semcse.tracking import Tracker
+
+    local, result, tracking = trained_decoder
+    assert result.metrics["best_val_score"] < 0.7 * result.metrics["base_val_score"]
+    assert result.version == "1"
+    registered = EmbeddingDecoder.load("models:/semcse-decoder@candidate", tracking=tracking)
+    embeddings, texts = decoder_examples.pairs()
+    assert (registered.perplexity(embeddings, texts) == local.perplexity(embeddings, texts)).all()
+    untrained = EmbeddingDecoder.create(pretrained_lm_dir, 16, hidden_dim=64)
+    assert local.perplexity(embeddings, texts).mean() < untrained.perplexity(embeddings, texts).mean()
+    history = Tracker(tracking, result.run_id).client.get_metric_history(result.run_id, "val_loss")
+    assert sorted(m.step for m in history)[:2] == [0, 50]
 
 
 def test_matching_embeddings_decode_their_own_summaries(trained_decoder, decoder_examples):
-    decoder, _ = trained_decoder
+    decoder, *_ = trained_decoder
     result = run_decoder_suite(decoder, decoder_examples)
     ppl = result["perplexity"]
     assert ppl["matching"] < 0.85 * ppl["shuffled"]
@@ -30,7 +45,7 @@ def test_matching_embeddings_decode_their_own_summaries(trained_decoder, decoder
 
 
 def test_greedy_decoding_recovers_training_summaries(trained_decoder, decoder_examples):
-    decoder, _ = trained_decoder
+    decoder, *_ = trained_decoder
     generated = decoder.decode(decoder_examples.embeddings, temperature=0, max_new_tokens=24)
     hits = sum(text in options for text, options in zip(generated, decoder_examples.summaries))
     assert hits >= 3, generated
@@ -40,7 +55,7 @@ def test_bertscore_row_scores_generated_text_with_an_independent_model(
     trained_decoder, decoder_examples, tiny_encoder_dir
 ):
     """BERTScore (the real package, a local BERT unrelated to the decoder) prefers matching over shuffled."""
-    decoder, _ = trained_decoder
+    decoder, *_ = trained_decoder
     score = bertscore_f1(str(tiny_encoder_dir), layers=1)
     same = score(["rats harm seabirds on islands"], [["a first reference", "rats harm seabirds on islands"]])
     assert same[0] == pytest.approx(1.0, abs=1e-5)  # the best of its references is itself
@@ -55,7 +70,7 @@ def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(
     """One fresh layout per abstract, of the others only; its embedding is recovered from where it is placed."""
     from semcse.evaluation import decoder_eval
 
-    decoder, _ = trained_decoder
+    decoder, *_ = trained_decoder
     laid_out: list[list[str]] = []
 
     def layout(ids, embeddings, **settings):

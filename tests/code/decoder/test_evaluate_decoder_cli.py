@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,24 +25,18 @@ def predicted_decoder(tmp_path_factory, pretrained_lm_dir, decoder_examples, min
     for a few hundred steps to tell them apart (a random tiny encoder's are nearly parallel).
     (decoder directory, predictor directory, the predicted embeddings by id.)
     """
-    from semcse.config import DecoderConfig
     from semcse.data.schema import paper_text
     from semcse.models.aspects import encode_aspects
-    from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
-    from semcse.training.decoder import fit
-    from tests.fixtures.threads import one_thread
+    from semcse.models.decoder import DecoderExamples
+    from tests.fixtures.decoder import fit_decoder
 
     work = tmp_path_factory.mktemp("predicted-decoder")
     predictor = TextEncoder.load(minilm_dir)
     papers = pd.DataFrame(sample_records).set_index("id").loc[decoder_examples.ids].reset_index()
     vectors = encode_aspects(predictor, list(paper_text(papers)))[""]
     examples = DecoderExamples(decoder_examples.ids, vectors.astype("float32"), decoder_examples.summaries)
-    settings = DecoderConfig(hidden_dim=64, batch_size=8, learning_rate=1e-2, max_steps=300, eval_every=50, patience=3)
-    decoder = EmbeddingDecoder.create(pretrained_lm_dir, vectors.shape[1], hidden_dim=64)
-    with one_thread():
-        fit(decoder, examples, examples, settings, report=lambda *_: None)
-    decoder.save(work / "decoder")
-    return work / "decoder", minilm_dir, dict(zip(decoder_examples.ids, vectors))
+    _, result = fit_decoder(work, pretrained_lm_dir, examples)
+    return Path(result.path), minilm_dir, dict(zip(decoder_examples.ids, vectors))
 
 
 def test_evaluate_decoder_suite(

@@ -1,5 +1,6 @@
-"""Both SemCSE-Multi stages on Ray with a tiny encoder: aspect encoders (2 aspects, concurrently), then the
-unified model distilled from them; its heads must isolate their aspects, and the `aspects` suite must run on it."""
+"""Both SemCSE-Multi stages with a tiny encoder, in this process (`training.launcher: local`): aspect encoders
+(2 aspects, one after the other), then the unified model distilled from them; its heads must isolate their aspects,
+and the `aspects` suite must run on it."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def multi_config(root: Path, data: dict[str, Path], tracking: TrackingConfig, **
         "corpus.test_fraction": 0.0,
         "training.base_model": str(data["encoder"]),
         "training.batch_size": 16,
+        "training.launcher": "local",
         "training.num_workers": 1,
         "training.zero_stage": 0,
         "training.learning_rate": 0.002,
@@ -51,7 +53,7 @@ def tracking_cfg(mlflow_store: Path) -> TrackingConfig:
 
 
 @pytest.fixture(scope="module")
-def trained(ray_cluster, multi_data, tracking_cfg, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def trained(multi_data, tracking_cfg, tmp_path_factory: pytest.TempPathFactory) -> dict:
     from semcse.training.aspect_encoders import train_aspects
     from semcse.training.distill import distill
 

@@ -67,7 +67,7 @@ def test_averaging_is_refused_under_zero_3() -> None:
 def checkpoint_weights(run_dir: Path) -> dict[int, tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]]:
     """Each kept checkpoint's (DeepSpeed training weights, exported model weights), by step."""
     found = {}
-    for step, model_dir in checkpoints.persisted_models(Path(run_dir) / "ray").items():
+    for step, model_dir in checkpoints.persisted_models(Path(run_dir)).items():
         states = model_dir.parent / DEEPSPEED_DIR / TAG / "mp_rank_00_model_states.pt"
         trained = torch.load(states, map_location="cpu", weights_only=False)["module"]
         exported = dict(TextEncoder.load(model_dir).named_parameters())
@@ -75,7 +75,6 @@ def checkpoint_weights(run_dir: Path) -> dict[int, tuple[dict[str, torch.Tensor]
     return found
 
 
-@pytest.mark.slow
 def test_a_run_delivers_averaged_candidates_and_trains_as_without_them(plain_crops_run, make_config) -> None:
     plain, plain_result = plain_crops_run
     averaged = make_config(**PLAIN_CROPS | {"training.average_with_base": 0.5})

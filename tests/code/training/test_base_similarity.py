@@ -3,6 +3,7 @@ reference, and a real run that stays nearer the base model's similarities than t
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -99,15 +100,15 @@ def test_the_unified_models_distillation_refuses_it_and_leaves_trainings_to_pair
         distill(inherited)
 
 
-@pytest.mark.slow
 def test_a_run_that_keeps_the_bases_similarities_stays_nearer_them(
-    plain_crops_run, make_config, tracking, capfd
+    plain_crops_run, make_config, tracking, caplog
 ) -> None:
     """The same pairs, steps and seed with and without the term: the term's run drifts less from the base on the
     validation abstracts (`val_base_drift`), and logs the term beside the loss (the step line and MLflow), so a user
     sees whether λ makes it count."""
     from mlflow.tracking import MlflowClient
 
+    caplog.set_level(logging.INFO, logger="semcse")
     plain_run = plain_crops_run[1].run_id
     kept_run = train(make_config(**PLAIN_CROPS | {"training.base_similarity_weight": 20.0})).run_id
     client = MlflowClient(tracking_uri=tracking.tracking_uri)
@@ -127,6 +128,6 @@ def test_a_run_that_keeps_the_bases_similarities_stays_nearer_them(
     for step in loss:  # each logged figure is a mean over the same steps, so the parts add up
         assert loss[step] == pytest.approx(pair_loss[step] + 20.0 * base_kl[step], rel=1e-4)
     assert logged(plain_run, "base_kl") == {} and logged(plain_run, "pair_loss") == {}
-    printed = capfd.readouterr().err
+    printed = caplog.text
     number = r"[\d.]+(?:e-\d+)?"
     assert re.search(rf"step \d+/8 loss {number} pair_loss {number} base_kl {number} ", printed), printed[-2000:]

@@ -1,4 +1,5 @@
-"""A worker killed mid-run resumes from the last checkpoint; the delivered model loads in sentence-transformers."""
+"""On Ray Train, a worker killed mid-run resumes from the last checkpoint; the delivered model loads in
+sentence-transformers. One of the suite's few Ray Train runs (two workers, ZeRO-2, gloo)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,17 @@ import pytest
 from semcse.models.encoder import TextEncoder
 from semcse.training import checkpoints
 from semcse.training.precision import native_bf16
-from semcse.training.trainer import FAIL_ONCE_ENV, train
+from semcse.training.trainer import train
+from tests.fixtures.training import FailOnce
 
 
 @pytest.mark.slow
-def test_killed_worker_resumes_and_model_loads(ray_cluster, make_config, tmp_path: Path, monkeypatch) -> None:
+def test_killed_worker_resumes_and_model_loads(ray_cluster, make_config, tmp_path: Path) -> None:
     marker = tmp_path / "failed-once"
-    monkeypatch.setenv(FAIL_ONCE_ENV, f"10:{marker}")
     cfg = make_config(
         **{
+            "training.launcher": "ray",
+            "training.num_workers": 2,
             "training.pairs": "crops",
             "training.loss": "infonce",
             "training.max_steps": 12,
@@ -29,7 +32,7 @@ def test_killed_worker_resumes_and_model_loads(ray_cluster, make_config, tmp_pat
             "training.projection_dim": 16,
         }
     )
-    result = train(cfg)
+    result = train(cfg, callbacks=[FailOnce(10, str(marker))])
 
     assert marker.exists(), "the injected failure never happened"
     assert result.metrics["step"] == 12

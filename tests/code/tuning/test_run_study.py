@@ -1,7 +1,10 @@
-"""A tiny study runs 2 trials at a time, writes its table with real metrics; a killed study resumes.
+"""A study is killed once its first trial has finished; run again, it restores, runs the rest and writes its table.
 
-Each trial is a Ray Train run (about a minute on 2 cores), so the grid is 2 × 1: that Tune crosses every searched
-key's values is checked without a cluster (`test_study_file.test_a_grid_crosses_every_searched_key`)."""
+One study, two trials one at a time, alike but for where they train: the first in its trial's own process
+(`training.launcher: local`), the second on Ray Train, whose every validation report reaches Tune while it trains
+(Ray's `TuneReportCallback`, what ASHA would stop it on). The same seed and one worker each: the two trials score
+the same. That Tune crosses every searched key's values is checked without a cluster
+(`test_study_file.test_a_grid_crosses_every_searched_key`)."""
 
 from __future__ import annotations
 
@@ -21,48 +24,22 @@ from semcse.tuning.study import load_study
 from tests.paths import REPO
 
 
-@pytest.mark.slow
-def test_tiny_grid_study_writes_the_ablation_table(ray_cluster, write_study, tracking) -> None:
-    search = {"training.learning_rate": [1e-3, 1e-5], "training.temperature": [0.5]}
-    study, base = load_study(str(write_study(suites=["semantic"], search=search)))
-    result = run_study(study, base)
-
-    table = pd.read_csv(result.paths["csv"], index_col="trial")
-    assert len(table) == 2
-    assert set(zip(table["training.learning_rate"], table["training.temperature"])) == {(1e-3, 0.5), (1e-5, 0.5)}
-    assert (table["status"] == "done").all(), result.errors
-    assert table["val_score"].between(1, 40).all()  # a real average rank over the validation abstracts
-    assert table["semantic/title_abstract"].notna().all()
-    assert not {"semantic/overall", "semantic/improvement"} & set(table.columns), "a lone model has no table to rank"
-    assert result.table.markdown().count("**") >= 2 and Path(result.paths["plot"]).stat().st_size > 0
-    assert table["best_step"].isin([0, 2, 4]).all()  # the step each trial delivered (evaluations every 2 steps)
-    assert result.winner and result.winner["trial"] == str(table["val_score"].idxmin())
-    assert result.winner["why"] == "the best val_score"
-
-    client = Tracker(tracking).client
-    children = client.search_runs(
-        [client.get_experiment_by_name(tracking.experiment).experiment_id],
-        f"tags.mlflow.parentRunId = '{result.parent_run_id}'",
-    )
-    assert len(children) == 2
-    assert all("final_val_score" in run.data.metrics for run in children)
-
-
-def _finished_trials(tracking) -> int:
-    """Trials whose MLflow child run has its final metrics, i.e. that Tune saw complete."""
+def _children(tracking, parent: str | None = None) -> list:
+    """The study's trial runs in MLflow (those of one parent run, when given)."""
     client = Tracker(tracking).client
     experiment = client.get_experiment_by_name(tracking.experiment)
     if experiment is None:
-        return 0
-    return sum("final_val_score" in run.data.metrics for run in client.search_runs([experiment.experiment_id]))
+        return []
+    runs = client.search_runs([experiment.experiment_id], "tags.stage = 'tune-trial'")
+    return [run for run in runs if parent is None or run.data.tags.get("mlflow.parentRunId") == parent]
 
 
 @pytest.mark.slow
-def test_killed_study_restores_without_rerunning_finished_trials(ray_cluster, write_study, tracking, tmp_path) -> None:
-    """The study's driver process is SIGKILLed once its first trial has finished; a rerun restores the study."""
+def test_a_killed_study_restores_without_rerunning_finished_trials(ray_cluster, write_study, tracking, tmp_path):
     import ray
 
-    study_file = write_study(name="resume", search={"training.learning_rate": [1e-3, 1e-4]}, max_concurrent_trials=1)
+    search = {"training.launcher": ["local", "ray"]}
+    study_file = write_study(name="resume", suites=["semantic"], search=search, max_concurrent_trials=1)
     env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
     with (tmp_path / "first-run.log").open("w") as log:
         first = subprocess.Popen(
@@ -72,7 +49,7 @@ def test_killed_study_restores_without_rerunning_finished_trials(ray_cluster, wr
             stderr=subprocess.STDOUT,
         )
         deadline = time.time() + 600
-        while time.time() < deadline and _finished_trials(tracking) == 0:
+        while time.time() < deadline and not any("final_val_score" in r.data.metrics for r in _children(tracking)):
             assert first.poll() is None, (tmp_path / "first-run.log").read_text()[-3000:]
             time.sleep(1)
         time.sleep(3)  # Tune saves its experiment state every second
@@ -87,6 +64,25 @@ def test_killed_study_restores_without_rerunning_finished_trials(ray_cluster, wr
     result = run_study(study, base)
 
     assert result.restored
+    assert (trials_dir / first_done[0] / "encoder").stat().st_mtime_ns == encoder_time  # not trained again
     table = pd.read_csv(result.paths["csv"], index_col="trial")
     assert len(table) == 2 and (table["status"] == "done").all(), result.errors
-    assert (trials_dir / first_done[0] / "encoder").stat().st_mtime_ns == encoder_time  # not trained again
+    assert set(table["training.launcher"]) == {"local", "ray"}
+    assert table["val_score"].between(1, 40).all()  # a real average rank over the validation abstracts
+    assert table["val_score"].max() - table["val_score"].min() < 1e-6, "one loop, whichever launcher"
+    assert table["semantic/title_abstract"].notna().all()
+    assert not {"semantic/overall", "semantic/improvement"} & set(table.columns), "a lone model has no table to rank"
+    assert result.table.markdown().count("**") >= 2 and Path(result.paths["plot"]).stat().st_size > 0
+    assert table["best_step"].isin([0, 2, 4]).all()  # the step each trial delivered (evaluations every 2 steps)
+    assert result.winner and result.winner["why"] == "the best val_score"
+    children = _children(tracking, result.parent_run_id)
+    assert len(children) == 2 and all("final_val_score" in run.data.metrics for run in children)
+    # the Ray Train trial's three evaluations (steps 0, 2, 4) reached Tune as it trained, then its final report; the
+    # trial in its own process reports once, at the end
+    curves = {
+        run.data.params["tune.training.launcher"]: Tracker(tracking).client.get_metric_history(
+            run.info.run_id, "val_score"
+        )
+        for run in children
+    }
+    assert len(curves["ray"]) == 4 and len(curves["local"]) == 1, curves
