@@ -24,6 +24,7 @@ os.environ.setdefault("RAY_DEDUP_LOGS", "0")
 
 import pytest
 
+from tests.fixtures.budget import RAY_TRAIN_RUNS, RAY_TRAIN_SNAPSHOT, ray_train_runs
 from tests.paths import REPO, SAMPLE_CORPUS, SHARED_DATA, mlflow_tracking
 
 # threads first: the decoder and maps fixtures import it. Serve's fixtures (`tests.fixtures.serving`, `.explorer`) are
@@ -39,6 +40,26 @@ pytest_plugins = [
     "tests.fixtures.training",
     "tests.fixtures.tuning",
 ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[RAY_TRAIN_RUNS] = set()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def count_ray_train_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every Ray Train run the session's tests started on this machine's disk, counted when the session ends (the
+    cluster test adds the runs it kept in its bucket); what a step computes runs in-process, so they are few."""
+    yield
+    found = [path.as_posix() for path in tmp_path_factory.getbasetemp().rglob(RAY_TRAIN_SNAPSHOT)]
+    request.config.stash[RAY_TRAIN_RUNS] |= ray_train_runs(found)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    runs = sorted(config.stash[RAY_TRAIN_RUNS])
+    terminalreporter.write_line(
+        f"Ray Train runs in this session: {len(runs)}" + (f" ({', '.join(runs)})" if runs else "")
+    )
 
 
 @pytest.fixture(scope="session")

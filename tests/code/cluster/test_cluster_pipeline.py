@@ -1,10 +1,10 @@
 """The pipeline on a cluster that shares no paths: three raylets, S3 on loopback, an MLflow server.
 
-The head offers no CPUs (as cluster.yaml's does), so every task, actor and replica runs on one of the
-two worker nodes; the nodes run in a directory of their own and the driver in another, and every
-input and output is a storage URI. After the run, nothing may sit in a local `runs/` directory and
-every artifact must be in the bucket; the served apps answer from replicas on worker nodes, with
-the API key checked there although only the driver's environment holds it.
+The head offers no CPUs (as cluster.yaml's does), so every task, actor and replica runs on one of the two worker
+nodes; the nodes run in a directory of their own and the driver in another, and every input and output is a storage
+URI. The run is killed mid-training and resumed from the bucket. After it, nothing may sit in a local `runs/`
+directory and every artifact must be in the bucket; the served apps answer from replicas on worker nodes, with the
+API key checked there although only the driver's environment holds it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from semcse import storage
+from tests.fixtures.budget import RAY_TRAIN_RUNS, ray_train_runs
 from tests.fixtures.cluster import S3, MlflowServer, Multinode
 from tests.fixtures.loopback import free_port
 from tests.paths import REPO, SAMPLE_CORPUS
@@ -102,9 +103,18 @@ def _serve_config(path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_pipeline_writes_only_to_the_bucket_and_serves_from_worker_nodes(
-    s3: S3, bucket: str, inputs: dict[str, str], mlflow_server: MlflowServer, multinode: Multinode, tmp_path: Path
+def test_pipeline_resumed_from_the_bucket_writes_only_there_and_serves_from_worker_nodes(
+    s3: S3,
+    bucket: str,
+    inputs: dict[str, str],
+    mlflow_server: MlflowServer,
+    multinode: Multinode,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
+    """The whole job dies while it trains (the driver is killed, its workers with it); resubmitted, the pipeline skips
+    the steps it finished and training resumes from the checkpoint in the bucket instead of starting over. The suite's
+    one Ray Train run across nodes."""
     driver = tmp_path / "driver"
     driver.mkdir()
     port = free_port()
@@ -126,8 +136,8 @@ def test_pipeline_writes_only_to_the_bucket_and_serves_from_worker_nodes(
             "loss": "infonce",
             "batch_size": 4,
             "max_length": 64,
-            "max_steps": 6,
             "eval_every": 3,
+            "patience": 1000,
             "num_workers": 2,
         },
         "evaluation": {"suites": ["semantic", "knn"], "label_col": "topic", "batch_size": 16, "max_length": 64},
@@ -143,8 +153,32 @@ def test_pipeline_writes_only_to_the_bucket_and_serves_from_worker_nodes(
     (driver / "run.yaml").write_text(yaml.safe_dump(config))
     env = _driver_env(s3, mlflow_server, multinode) | {"SEMCSE_API_KEY": API_KEY}
     started = time.time()
+    command = [*SEMCSE, "pipeline", "--config", "run.yaml"]
+    first = subprocess.Popen(
+        [*command, "--set", "training.max_steps=5000"],
+        cwd=driver,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while (_committed_step(f"{run_dir}/ray") or 0) < 3:
+            assert first.poll() is None, "the first run ended before its first trained checkpoint"
+            assert time.monotonic() < deadline, "no trained checkpoint was committed to the bucket"
+            time.sleep(0.5)
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    stored = _committed_step(f"{run_dir}/ray")
+    assert stored is not None, storage.files(f"{run_dir}/ray")
 
-    _run([*SEMCSE, "pipeline", "--config", "run.yaml"], driver, env)
+    second = _run([*command, "--set", f"training.max_steps={stored + 3}"], driver, env)
+    assert "✓ generate: done in an earlier run, skipped" in second.stderr, second.stderr[-4000:]
+    resumed = [line for line in second.stderr.splitlines() if "resumed from the checkpoint at step" in line]
+    assert resumed and int(resumed[0].rsplit(" ", 1)[-1]) == stored, second.stderr[-4000:]
+    assert "base model: the candidate to beat" not in second.stderr
 
     keys = s3.keys(bucket, "runs/e2e/")
     for expected in (
@@ -189,6 +223,7 @@ def test_pipeline_writes_only_to_the_bucket_and_serves_from_worker_nodes(
         by_id = http.post(f"{base}/search/", json={"id": "new-1", "k": 2}, headers=key)
         assert by_id.status_code == 200, by_id.text
     assert any(k.startswith("runs/e2e/updates/") and k.endswith("report.json") for k in s3.keys(bucket, "runs/e2e/"))
+    request.config.stash[RAY_TRAIN_RUNS] |= ray_train_runs(s3.keys(bucket, "runs/"))
     assert not _written_since(started, driver / "runs", multinode.cwd / "runs", REPO / "runs")
 
 
@@ -212,67 +247,6 @@ def _committed_step(root: str) -> int | None:
                 state = storage.read_json(storage.join(run, latest["checkpoint_dir_name"], "loop_state.json"))
                 return int(state["step"])
     return None
-
-
-@pytest.mark.slow
-def test_training_killed_with_its_driver_resumes_from_the_bucket(
-    s3_env: S3, bucket: str, inputs: dict[str, str], mlflow_server: MlflowServer, multinode: Multinode, tmp_path: Path
-) -> None:
-    """The whole job dies (the driver is killed, its workers with it); resubmitted, it resumes from the
-    checkpoint in the bucket instead of starting over."""
-    run_dir = f"s3://{bucket}/runs/resume"
-    command = [
-        *SEMCSE,
-        "train",
-        "--pairs",
-        "crops",
-        "--corpus",
-        inputs["corpus"],
-        "--base-model",
-        inputs["encoder"],
-        "--set",
-        f"run_dir={run_dir}",
-        "--set",
-        "training.batch_size=4",
-        "--set",
-        "training.max_length=64",
-        "--set",
-        "training.eval_every=10",
-        "--set",
-        "training.patience=1000",
-        "--set",
-        "training.min_sentence_chars=40",
-        "--set",
-        "corpus.val_fraction=0.25",
-    ]
-    env = _driver_env(s3_env, mlflow_server, multinode)
-    first = subprocess.Popen(
-        [*command, "--max-steps", "5000"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 600
-        while (_committed_step(f"{run_dir}/ray") or 0) < 10:
-            assert first.poll() is None, "the first training run ended before its first trained checkpoint"
-            assert time.monotonic() < deadline, "no trained checkpoint was committed to the bucket"
-            time.sleep(0.5)
-    finally:
-        os.killpg(first.pid, signal.SIGKILL)
-        first.wait()
-    stored = _committed_step(f"{run_dir}/ray")
-    assert stored is not None, storage.files(f"{run_dir}/ray")
-
-    second = _run([*command, "--max-steps", str(stored + 10)], tmp_path, env)
-    resumed = [line for line in second.stderr.splitlines() if "resumed from the checkpoint at step" in line]
-    assert resumed, second.stderr[-4000:]
-    assert int(resumed[0].rsplit(" ", 1)[-1]) == stored, resumed
-    assert "step 0/" not in second.stderr and "base model: the candidate to beat" not in second.stderr
-    assert storage.is_file(f"{run_dir}/encoder/modules.json")
-    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.slow

@@ -192,7 +192,7 @@ def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipelin
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {"RAY_AUTH_MODE": "token"}
     head, dashboard, temp_dir = _start_head(python, tmp_path, env)
     try:
-        config = pipeline_config()
+        config = pipeline_config(training={"launcher": "local"})  # trained by the job's driver; embedded on workers
         cfg = load_config(config)
         runtime_env = {
             "excludes": [".venv", ".git", "runs", "mlruns", "mlflow.db", "test-artifacts"],

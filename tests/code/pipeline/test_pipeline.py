@@ -1,12 +1,7 @@
-"""The pipeline end to end: steps, resume after a kill, registration, and `ray job submit`."""
+"""The pipeline end to end: steps, settings, resume, registration."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,9 +9,9 @@ import pytest
 from semcse.config import ConfigError, load_config
 from semcse.data.modes import AUTO
 from semcse.pipeline import STEPS, Pipeline, step_settings
-from semcse.steps import StepState, step_range
+from semcse.steps import step_range
 from semcse.tracking import Tracker, alias_version
-from tests.paths import REPO, SAMPLE_CORPUS
+from tests.fixtures.pipeline import BUILT
 
 
 def test_step_range_and_errors():
@@ -123,28 +118,14 @@ def test_the_serve_step_serves_the_explorer_with_the_runs_texts(tmp_path: Path, 
 
 
 @pytest.mark.slow
-def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_path: Path):
-    """Training that cannot move the weights (learning rate 1e-12): the outcome of register is known in advance.
-
-    The corpus names its columns its own way: validation writes canonical columns, and no later step may read that
-    file with the user's raw names (one pipeline checks both; each costs a Ray Train run)."""
-    import pandas as pd
-
-    sample = pd.read_json(SAMPLE_CORPUS, lines=True)
-    renamed = sample.rename(columns={"id": "paper_id", "title": "heading", "abstract": "body"})
-    renamed.to_parquet(tmp_path / "renamed.parquet", index=False)
-    corpus = {
-        "path": str(tmp_path / "renamed.parquet"),
-        "id_col": "paper_id",
-        "title_col": "heading",
-        "abstract_col": "body",
-    }
-    training = {"learning_rate": 1e-12, "register_name": "pipeline-runs-resumes"}
-    cfg = load_config(pipeline_config(corpus=corpus, pipeline={"build_index": True}, training=training))
-    state = Pipeline(cfg).run(until="evaluate")
+def test_pipeline_runs_resumes_and_registers(built_run):
+    """The shared run (`tests.fixtures.pipeline.built_run`): training cannot move the weights (learning rate 1e-12),
+    so the outcome of register is known in advance; its corpus names its columns its own way, so validation writes
+    canonical columns and no later step may read that file with the user's raw names."""
+    cfg, state, again = built_run.cfg, built_run.first, built_run.second
     assert set(state.steps) == {"validate", "generate", "train", "evaluate"}
-    assert state.steps["validate"]["outputs"]["accepted"] == len(sample)
-    assert state.steps["generate"]["outputs"] == {"texts": None}
+    assert state.steps["validate"]["outputs"]["accepted"] == BUILT
+    assert Path(state.steps["generate"]["outputs"]["texts"]).is_dir()
     trained = Path(state.steps["train"]["outputs"]["model"])
     assert (trained / "modules.json").is_file()
     tables = state.steps["evaluate"]["outputs"]["suites"]
@@ -155,7 +136,6 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_p
     assert set(tables["knn"]["intervals"]["base"]) >= {"knn_accuracy_ci_low", "knn_accuracy_ci_high"}
     assert state.steps["evaluate"]["outputs"]["incumbent"] == "base"
 
-    again = Pipeline(cfg).run()
     assert again.steps["train"] == state.steps["train"], "a rerun must not retrain"
     assert set(again.steps) == {"validate", "generate", "train", "evaluate", "register", "index", "map", "serve"}
     register = again.steps["register"]["outputs"]
@@ -165,7 +145,7 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_p
     assert register["difference"]["difference"] == 0.0, "the delivered base evaluated as 'trained' must equal the base"
     assert alias_version(cfg.tracking, cfg.training.register_name, "champion") is None
     assert (Path(again.steps["index"]["outputs"]["index"])).is_dir()
-    assert again.steps["index"]["outputs"]["papers"] == len(sample)
+    assert again.steps["index"]["outputs"]["papers"] == BUILT
     client = Tracker(cfg.tracking).client
     parent = client.get_run(again.parent_run_id)
     assert parent.info.status == "FINISHED"
@@ -192,41 +172,3 @@ def test_pipeline_runs_resumes_and_registers(ray_cluster, pipeline_config, tmp_p
     assert improvement["low"] <= improvement["difference"] <= improvement["high"]
     assert tables["semantic"]["table"]["base"]["improvement"] == 0.0, "the base is the reference"
     assert set(tables["knn"]["intervals"]["trained"]) >= {"knn_accuracy_ci_low", "knn_accuracy_ci_high"}
-
-
-@pytest.mark.slow
-def test_killed_during_training_resumes_without_regenerating(ray_cluster, pipeline_config, prompt_lm_dir):
-    import ray
-
-    config = pipeline_config(
-        generation={
-            "model": str(prompt_lm_dir),  # ends its summaries with a period, so they are kept
-            "prompts": ["In summary, our research is concerned with"],
-            "samples_per_prompt": 3,
-            "max_new_tokens": 12,
-            "concurrency": 1,
-        },
-        training={"pairs": "summaries", "max_steps": 400, "eval_every": 200},
-    )
-    run_dir = Path(load_config(config).run_dir)
-    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
-    command = [sys.executable, str(REPO / "jobs" / "pipeline.py"), "--config", str(config), "--until", "train"]
-    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # killed once training is under way: the base model's step-0 checkpoint is in Ray Train's storage
-    deadline = time.time() + 600
-    while time.time() < deadline and not list((run_dir / "ray").glob("*/checkpoint_*")):
-        assert first.poll() is None, "the pipeline ended before its training reported a checkpoint"
-        time.sleep(1)
-    assert "generate" in StepState.load(run_dir).steps
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    texts = Path(StepState.load(run_dir).outputs("generate")["texts"])
-    before = {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")}
-    assert before and "train" not in StepState.load(run_dir).steps
-
-    command[-1:] = ["train", "--set", "training.max_steps=6", "--set", "training.eval_every=3"]
-    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "[semcse pipeline] ✓ generate: done in an earlier run, skipped" in second.stderr  # progress: stderr
-    assert {p.name: p.stat().st_mtime_ns for p in texts.glob("part-*.parquet")} == before
-    assert (Path(StepState.load(run_dir).outputs("train")["model"]) / "modules.json").is_file()

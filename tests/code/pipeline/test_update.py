@@ -1,8 +1,8 @@
 """Living corpora: a pipeline built on N abstracts takes M more and pays only for the M.
 
-One run is built (with generation by the tiny causal LM, an index and a map) and every test applies
-its own update to it, asserting on what changed relative to the state it found, so the tests hold
-in any order.
+The suite's one built run (with generation by the tiny causal LM, an index and a map; `built_run`) takes
+every test's own update, each asserting on what changed relative to the state it found, so the tests hold in any
+order. New abstracts come under the run's own column names (`user_rows`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,12 @@ from semcse.config import ConfigError, RunConfig, load_config
 from semcse.data.generated import Manifest, read_texts
 from semcse.data.io import read_corpus
 from semcse.maps import SemanticMap
-from semcse.pipeline import Pipeline
 from semcse.search import SearchIndex
 from semcse.steps import StepState
 from semcse.tracking import Tracker
 from semcse.update import STEPS, UPDATES_DIR, run_update
-from tests.fixtures.pipeline import write_config
+from tests.fixtures.pipeline import BUILT, user_rows
 from tests.paths import REPO
-
-BASE = 34  # the first 34 sample abstracts are the corpus; the other 6 arrive later
 
 
 def _records(path: Path) -> list[dict]:
@@ -39,38 +36,18 @@ def _records(path: Path) -> list[dict]:
 
 
 def _jsonl(path: Path, rows: list[dict]) -> Path:
+    return user_rows(path, rows)
+
+
+def _canonical(path: Path, rows: list[dict]) -> Path:
     pd.DataFrame(rows).to_json(path, orient="records", lines=True)
     return path
 
 
-@pytest.fixture(scope="module")
-def built(ray_cluster, tmp_path_factory, mlflow_store, tiny_encoder_dir, prompt_lm_dir, sample_records):
-    """A run built on 34 abstracts: tiny LM summaries, crops training, semantic evaluation, index and map.
-
-    The LM is the one that ends its answers with a period at the latest: a random LM's summaries are
-    all cut off by their budget, and rejected."""
-    work = tmp_path_factory.mktemp("living")
-    corpus = _jsonl(work / "base.jsonl", sample_records[:BASE])
-    config = write_config(
-        work / "run.yaml",
-        work / "run",
-        mlflow_store,
-        corpus={"path": str(corpus)},
-        generation={
-            "model": str(prompt_lm_dir),
-            "prompts": ["In summary, our research is concerned with"],
-            "samples_per_prompt": 1,
-            "max_new_tokens": 8,
-            "concurrency": 1,
-        },
-        training={"base_model": str(tiny_encoder_dir), "max_steps": 2, "eval_every": 2},
-        evaluation={"suites": ["semantic"], "bootstrap": 20, "plots": False},
-        map={"perplexity": 5, "iterations": 100},
-        pipeline={"build_index": True, "build_map": True},
-    )
-    cfg = load_config(config)
-    Pipeline(cfg).run(until="map")
-    return cfg, work
+@pytest.fixture
+def built(built_run):
+    """The shared run (`tests.fixtures.pipeline.built_run`) and its work folder; every test here grows it."""
+    return built_run.cfg, built_run.work
 
 
 def _snapshot(cfg: RunConfig) -> dict:
@@ -97,7 +74,6 @@ def _assert_consistent(cfg: RunConfig) -> dict:
     return now
 
 
-@pytest.mark.slow
 def _embedded(cfg: RunConfig) -> dict[str, float]:
     """{embeddings shard: its modification time}, over every model's shards of the run's paper vectors."""
     return {str(p): p.stat().st_mtime for p in Path(cfg.run_dir, "embeddings").rglob("part-*.parquet")}
@@ -106,7 +82,7 @@ def _embedded(cfg: RunConfig) -> dict[str, float]:
 def test_adding_m_abstracts_touches_only_those_m(built, sample_records):
     cfg, work = built
     before = _snapshot(cfg)
-    new = sample_records[BASE:]
+    new = sample_records[BUILT:]
     duplicate = sample_records[0]
     conflicting = {**sample_records[1], "abstract": sample_records[1]["abstract"] + " A sentence added later."}
     path = _jsonl(work / "batch-1.jsonl", [*new, duplicate, conflicting])
@@ -264,7 +240,9 @@ def test_retrain_trains_evaluates_registers_and_rebuilds_on_the_grown_corpus(bui
     before = _snapshot(cfg)
     trained = StepState.load(Path(cfg.run_dir)).steps["train"]["outputs"]
     new = _records(repo_root / "examples" / "demo_corpus.jsonl")[20:22]
-    report = run_update(cfg, _jsonl(work / "batch-retrain.jsonl", new), retrain=True)
+    # retrained in this process: where a run trains does not shape its model, and the suite's Ray Train runs are few
+    here = cfg.model_copy(update={"training": cfg.training.model_copy(update={"launcher": "local"})})
+    report = run_update(here, _jsonl(work / "batch-retrain.jsonl", new), retrain=True)
     state = StepState.load(Path(cfg.run_dir))
     assert report.retrained and report.added == 2 and report.embedded == 0, "a new model embeds everything again"
     assert state.steps["train"]["outputs"]["run_id"] != trained["run_id"]
@@ -314,15 +292,15 @@ def built_stub(tmp_path, pipeline_config, sample_records):
     """A run directory whose validate and train steps are recorded (no index, map or texts): enough to refuse."""
     cfg = load_config(pipeline_config())
     state = StepState.load(Path(cfg.run_dir))
-    corpus = _jsonl(tmp_path / "corpus.jsonl", sample_records[:10])
+    corpus = _canonical(tmp_path / "corpus.jsonl", sample_records[:10])
     frame = read_corpus(corpus)
     accepted = Path(cfg.run_dir) / "corpus" / "accepted.parquet"
     accepted.parent.mkdir(parents=True)
     frame.to_parquet(accepted, index=False)
     state.steps = {"validate": {"outputs": {"corpus": str(accepted)}}, "train": {"outputs": {"model": None}}}
     state.save()
-    first = _jsonl(tmp_path / "first.jsonl", sample_records[10:12])
-    second = _jsonl(tmp_path / "second.jsonl", sample_records[12:14])
+    first = _canonical(tmp_path / "first.jsonl", sample_records[10:12])
+    second = _canonical(tmp_path / "second.jsonl", sample_records[12:14])
     return cfg, first, second
 
 

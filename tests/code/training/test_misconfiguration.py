@@ -24,7 +24,8 @@ def no_ray(monkeypatch) -> None:
     [
         ({"training.pooling": "max"}, "training.pooling"),
         ({"training.projection": True}, "projection_dim is not set"),
-        ({"training.batch_size": 7}, "multiple of num_workers"),
+        ({"training.launcher": "ray", "training.num_workers": 2, "training.batch_size": 7}, "multiple of num_workers"),
+        ({"training.num_workers": 2}, "launcher local trains in this process, one worker"),
         # one line that says what the setting takes, not one per branch of its type
         (
             {"training.freeze_layers": "lower"},
