@@ -8,6 +8,7 @@ override is checked exactly like a value written in the file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeGuard
 
@@ -846,6 +847,23 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             node = child
         node[path[-1]] = value
     return data
+
+
+def with_overrides(cfg: RunConfig, updates: Mapping[str, Any]) -> RunConfig:
+    """`cfg` with `section.key` (or top-level `key`) values set, validated as a whole like a config file: the one way
+    to derive a run config from another. What `cfg` had set stays set and the updated keys join it (stages read
+    `model_fields_set` to tell a choice from a default)."""
+    data = cfg.model_dump(exclude_unset=True)
+    for key, value in updates.items():
+        *sections, name = key.split(".")
+        node = data
+        for section in sections:
+            node = node.setdefault(section, {})
+        node[name] = value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else value
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration:\n{format_validation_error(exc)}") from exc
 
 
 def format_validation_error(error: ValidationError) -> str:

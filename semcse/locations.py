@@ -104,18 +104,30 @@ def _output(value: str | None) -> str | None:
 
 
 def resolved(cfg: RunConfig) -> RunConfig:
-    """The same run with absolute local paths, the tracking URI fixed, and URIs left as they are."""
-    data: dict[str, Any] = cfg.model_dump()
-    data["run_dir"] = storage.normalize(cfg.run_dir)
+    """The same run with absolute local paths, the tracking URI fixed, and URIs left as they are.
+
+    Only the locations change: what the user set stays what they set (`model_fields_set`), which the stages read
+    to tell a chosen value from a default (separate evaluation data is scored whole unless a split was chosen;
+    a Serve app keeps its config file's arguments unless the run set them).
+    """
+    changes: dict[str, dict[str, Any]] = {}
+
+    def change(section: str, key: str, value: Any) -> None:
+        if value != getattr(getattr(cfg, section), key):
+            changes.setdefault(section, {})[key] = value
+
     for section, key in OUTPUT_KEYS:
-        data[section][key] = _output(data[section][key])
+        change(section, key, _output(getattr(getattr(cfg, section), key)))
     for section, key in INPUT_KEYS:
-        data[section][key] = _input(data[section][key])
-    data["serve"]["decoders"] = {aspect: _input(ref) for aspect, ref in cfg.serve.decoders.items()}
-    data["tracking"]["tracking_uri"] = tracking_uri(cfg.tracking)
+        change(section, key, _input(getattr(getattr(cfg, section), key)))
+    change("serve", "decoders", {aspect: _input(ref) for aspect, ref in cfg.serve.decoders.items()})
+    change("tracking", "tracking_uri", tracking_uri(cfg.tracking))
     if not storage.is_uri(cfg.tracking.artifact_location):
-        data["tracking"]["artifact_location"] = str(Path(cfg.tracking.artifact_location).expanduser().resolve())
-    return RunConfig.model_validate(data)
+        change("tracking", "artifact_location", str(Path(cfg.tracking.artifact_location).expanduser().resolve()))
+    sections = {name: getattr(cfg, name).model_copy(update=values) for name, values in changes.items()}
+    run_dir = storage.normalize(cfg.run_dir)
+    update = sections | ({"run_dir": run_dir} if run_dir != cfg.run_dir else {})
+    return cfg.model_copy(update=update, deep=True)  # no section shared with `cfg`: a stage may assign to its own
 
 
 def uris(cfg: RunConfig) -> list[str]:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from semcse import logs, promotion, storage
-from semcse.config import ConfigError, RunConfig
+from semcse.config import ConfigError, RunConfig, with_overrides
 from semcse.steps import Outputs, StepRunner, StepState, step_range
 from semcse.tracking import Tracker, set_alias
 
@@ -166,11 +166,7 @@ class Pipeline:
                 "beside the champion" if champion else "alone (no trained model to compare)",
                 extra=logs.stage("evaluate"),
             )
-        if self.cfg.evaluation.data:
-            whole = "split" not in self.cfg.evaluation.model_fields_set
-            cfg = self._with({"evaluation.split": "all"}) if whole else self.cfg
-        else:
-            cfg = self.validated_config({})
+        cfg = self.evaluation_config()
         data = cfg.evaluation.data or cfg.corpus.path
         if not data:
             raise ConfigError("nothing to evaluate on: set evaluation.data or corpus.path")
@@ -192,6 +188,13 @@ class Pipeline:
             "incumbent": incumbent,
             "champion_version": champion[0] if champion else None,
         }
+
+    def evaluation_config(self) -> RunConfig:
+        """The config the suites score with: the validated corpus's test split, or separate `evaluation.data` whole
+        unless the run chose a split (`evaluation.inputs.scoring_config`)."""
+        from semcse.evaluation.inputs import scoring_config
+
+        return scoring_config(self.cfg) if self.cfg.evaluation.data else self.validated_config({})
 
     def _champion(self) -> tuple[str, str] | None:
         """(version, reference) of the registered `@champion`, the model a new one must beat.
@@ -282,15 +285,9 @@ class Pipeline:
     def validated_config(self, updates: dict[str, Any]) -> RunConfig:
         """The run config reading the validated corpus (canonical columns, never the user's names), plus `updates`."""
         corpus = self.cfg.corpus.validated(self.state.outputs("validate")["corpus"])
-        return self._with({f"corpus.{key}": value for key, value in corpus.model_dump().items()} | updates)
-
-    def _with(self, updates: dict[str, Any]) -> RunConfig:
-        """A copy of the run config with `section.key` values set (validated like any override)."""
-        data = self.cfg.model_dump()
-        for key, value in updates.items():
-            section, _, name = key.partition(".")
-            data[section][name] = value
-        return RunConfig.model_validate(data)
+        return with_overrides(
+            self.cfg, {f"corpus.{key}": value for key, value in corpus.model_dump().items()} | updates
+        )
 
 
 STEPS: dict[str, Callable[[Pipeline], Outputs]] = {

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse.config import RunConfig
+from semcse.config import RunConfig, with_overrides
 from semcse.data.generated import read_texts
 from semcse.data.io import read_corpus
 from semcse.data.sentences import split_sentences
@@ -53,6 +53,16 @@ def label_column(frame: pd.DataFrame, cfg: RunConfig, required: bool, source: st
             f"e.g. id {frame['id'][empty].iloc[0]!r}"
         )
     return column
+
+
+def scoring_config(cfg: RunConfig, corpus_split: str | None = None) -> RunConfig:
+    """The run config a suite scores with: on the training corpus, its `corpus_split` (else the run's
+    `evaluation.split`); separate `evaluation.data`, which no model trained on, whole unless the run chose a split."""
+    if not cfg.evaluation.data:
+        return cfg if corpus_split is None else with_overrides(cfg, {"evaluation.split": corpus_split})
+    if "split" in cfg.evaluation.model_fields_set:
+        return cfg
+    return with_overrides(cfg, {"evaluation.split": "all"})
 
 
 def split_rows(frame: pd.DataFrame, cfg: RunConfig, split: str = "test") -> np.ndarray:

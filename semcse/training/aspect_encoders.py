@@ -23,7 +23,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from semcse import logs, storage
-from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error
+from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error, with_overrides
 from semcse.data.generated import GeneratedDataError, write_texts
 from semcse.data.generated import read_texts as read_generated_texts
 from semcse.training.driver import TrainingSetupError, TrainResult, connected
@@ -119,7 +119,7 @@ def aspect_config(cfg: RunConfig, aspect: str, texts_path: str, out: str) -> Run
         out=storage.join(out, aspect),
         register_name=f"{multi.aspect_register_prefix}{aspect}",
     )
-    return cfg.model_copy(update={"training": training, "run_dir": storage.join(cfg.run_dir, f"aspect-{aspect}")})
+    return with_overrides(cfg, {"training": training, "run_dir": storage.join(cfg.run_dir, f"aspect-{aspect}")})
 
 
 def concurrency(cfg: RunConfig, n_aspects: int) -> int:

@@ -176,12 +176,13 @@ def _choose_the_winner(
     if not study.test_suites:
         log.info("%s: winner %s %s (%s); no test_suites to test it on", study.name, chosen, params, why, extra=TUNE)
         return winner
+    from semcse.evaluation.inputs import scoring_config
     from semcse.evaluation.runner import evaluate
 
     model = storage.join(spec.trials_dir, chosen, "encoder")
     pooling = base.training.pooling
     models = [f"base={base.training.base_model}" + (f"#{pooling}" if pooling else ""), f"winner={model}"]
-    cfg = base.model_copy(update={"evaluation": base.evaluation.model_copy(update={"split": "test"})})
+    cfg = scoring_config(base, "test")
     data = base.evaluation.data or base.corpus.path
     if not data:
         raise StudyError("nothing to test the winner on: set evaluation.data or corpus.path")

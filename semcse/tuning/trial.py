@@ -10,14 +10,12 @@ before trials see it.
 
 from __future__ import annotations
 
-import copy
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from semcse import storage
-from semcse.config import RunConfig, apply_overrides
+from semcse.config import RunConfig, with_overrides
 
 if TYPE_CHECKING:
     from semcse.training.distill import DistillResult
@@ -42,13 +40,14 @@ class TrialSpec:
 def trial_config(spec: TrialSpec, params: dict[str, Any], trial_id: str) -> RunConfig:
     """Base config + this trial's parameters, with its own output directories and registry entry."""
     out = storage.join(spec.trials_dir, trial_id)
-    data = apply_overrides(copy.deepcopy(spec.base), [f"{key}={json.dumps(value)}" for key, value in params.items()])
-    data["run_dir"] = out
-    data["training"] |= {"out": storage.join(out, "encoder"), "register_name": f"semcse-tune-{spec.study}"}
-    data["training"]["register_alias"] = f"trial-{trial_id}"
-    data["multi"] |= {"out": storage.join(out, "unified"), "register_name": f"semcse-tune-{spec.study}"}
-    data["multi"]["register_alias"] = f"trial-{trial_id}"
-    return RunConfig.model_validate(data)
+    own = {
+        "run_dir": out,
+        "training.out": storage.join(out, "encoder"),
+        "multi.out": storage.join(out, "unified"),
+        **{f"{section}.register_name": f"semcse-tune-{spec.study}" for section in ("training", "multi")},
+        **{f"{section}.register_alias": f"trial-{trial_id}" for section in ("training", "multi")},
+    }
+    return with_overrides(RunConfig.model_validate(spec.base), params | own)
 
 
 def run_trial(params: dict[str, Any], spec: TrialSpec) -> None:
@@ -92,14 +91,15 @@ def evaluate_model(
 
     A trial's model is evaluated alone, so the semantic suite gives it no `overall` or `improvement` (figures
     relative to the other models of a table): trials compare on the raw columns. On the training corpus,
-    trials are scored on its validation split: choosing a trial must not look at the test split.
+    trials are scored on its validation split: choosing a trial must not look at the test split; separate evaluation
+    data is scored whole unless the study chose a split.
     """
+    from semcse.evaluation.inputs import scoring_config
     from semcse.evaluation.report import write_report
     from semcse.evaluation.runner import SUITES, model_refs
 
     data = cfg.evaluation.data or cfg.corpus.path
-    if not cfg.evaluation.data:
-        cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"split": "val"})})
+    cfg = scoring_config(cfg, "val")
     metrics: dict[str, float] = {}
     lower: set[str] = set()
     for name in suites:

@@ -138,3 +138,32 @@ def test_stage_training_overrides_are_checked_when_the_config_loads(override, me
     with pytest.raises(ConfigError, match=message):
         load_config(None, [override])
     assert load_config(None, ['multi.distill={"max_steps": 5, "batch_size": 8}']).multi.distill["max_steps"] == 5
+
+
+def test_resolving_the_locations_keeps_what_the_user_set(tmp_path):
+    """Resolving a run's locations (what `connect` returns) changes paths, never which settings the user chose: the
+    stages read that to tell a choice from a default (separate `evaluation.data` is scored whole unless a split was
+    chosen; a Serve app keeps its config file's arguments unless the run set them)."""
+    from semcse.locations import resolved
+
+    data = tmp_path / "papers.parquet"
+    data.touch()
+    cfg = resolved(load_config(None, [f"evaluation.data={data}", "serve.port=9000", "run_dir=runs/x"]))
+    assert cfg.evaluation.data == str(data.resolve()) and cfg.run_dir.endswith("/runs/x")
+    assert cfg.evaluation.model_fields_set == {"data"}, "split was not chosen: the whole of the data is scored"
+    assert cfg.serve.model_fields_set == {"port"}
+    chosen = resolved(load_config(None, [f"evaluation.data={data}", "evaluation.split=test"]))
+    assert "split" in chosen.evaluation.model_fields_set
+
+
+def test_the_pipeline_scores_separate_evaluation_data_whole_unless_a_split_was_chosen(tmp_path):
+    """What the evaluate step asks the suites for, on a connected (resolved) config."""
+    from semcse.locations import resolved
+    from semcse.pipeline import Pipeline
+
+    data = tmp_path / "papers.parquet"
+    data.touch()
+    whole = Pipeline(resolved(load_config(None, [f"run_dir={tmp_path}", f"evaluation.data={data}"])))
+    assert whole.evaluation_config().evaluation.split == "all"
+    test_only = [f"run_dir={tmp_path}", f"evaluation.data={data}", "evaluation.split=test"]
+    assert Pipeline(resolved(load_config(None, test_only))).evaluation_config().evaluation.split == "test"
