@@ -22,10 +22,8 @@ from semcse.training.positives import crops  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
 
 # Output as the CLI sets it, from the start: a benchmark loads models (its baselines, its run preparation)
-# before its first Ray call, and without this each load drew transformers' "Loading weights" bar. Ray's native
-# actor-restart line, which its C++ core writes once per actor pool, is filtered as `semcse` filters it.
+# before its first Ray call, and without this each load drew transformers' "Loading weights" bar.
 logs.configure()
-logs.hide_native_noise(sys.argv[1:])
 
 OHSUMED = (Path(__file__).resolve().parents[1] / data_dir()).resolve() / "ohsumed.parquet"
 

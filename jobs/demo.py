@@ -16,7 +16,6 @@ from pathlib import Path
 
 import typer
 
-from semcse import logs
 from semcse.cli import app
 from semcse.config import RunConfig, load_config
 
@@ -86,5 +85,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    logs.hide_native_noise(sys.argv[1:])
     sys.exit(main())

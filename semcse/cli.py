@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import json
-import sys
 from typing import Annotated
 
 import typer
@@ -634,12 +633,8 @@ def entry_point(args: list[str] | None = None) -> None:
     interpreter's teardown would walk them all in a last garbage collection: 1.6 s after `semcse
     pipeline --add` had printed its report, a fifth of its wall time. Freezing them first skips that
     walk; exit handlers (MLflow ending its run, logs flushing) still run. Only for a process that
-    is about to end: a frozen object is never collected. Ray's native noise is filtered out of its stderr
-    (`logs.hide_native_noise`).
+    is about to end: a frozen object is never collected.
     """
-    from semcse import logs
-
-    logs.hide_native_noise(sys.argv[1:] if args is None else args)
     try:
         app(args)
     finally:

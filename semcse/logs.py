@@ -14,22 +14,18 @@ So the settings travel two ways: environment variables that libraries read when 
 (`worker_env`, passed in Ray's runtime environment) and a setup hook every Ray worker runs
 (`runtime.worker_setup`, which calls `configure`). Quiet mode lowers named third-party loggers,
 progress bars and known deprecation warnings; it never touches errors, and our own library
-loggers stay at INFO. The few native lines of Ray's that no setting reaches (`NATIVE_NOISE`) are filtered
-out of the command's stderr by `hide_native_noise`.
+loggers stay at INFO. One native line of Ray's that no logging setting reaches (`NATIVE_NOISE`) is dropped where
+workers forward it; the driver writes it once per actor pool, and it stays there.
 
 Verbose: `semcse -v …`, or `SEMCSE_LOG_LEVEL=DEBUG` (or INFO) in the environment.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import sys
 import warnings
-from collections.abc import Sequence
-
-from semcse import native_stderr
 
 LEVEL_ENV = "SEMCSE_LOG_LEVEL"
 VERBOSE_LEVELS = {"DEBUG", "INFO"}
@@ -59,10 +55,9 @@ KNOWN_WARNINGS: list[tuple[type[Warning], str]] = [
     (UserWarning, r".*TypedStorage is deprecated"),  # DeepSpeed checkpoints
 ]
 
-# Ray's native (C++) log lines that nothing can be done about. Ray's core worker logs at ERROR, for actors of its
-# own libraries (Ray Train's PreemptionWatcher, Ray Data's map workers), that their restartable constructor
-# arguments sit in the object store (ray-project/ray#53727). Hidden where workers forward them (QUIET_ENV) and,
-# for the `semcse` command, where the driver's own core worker writes them to stderr (`native_stderr`).
+# Ray's native (C++) log line that nothing can be done about: its core worker logs at ERROR, for actors of its own
+# libraries (Ray Data's map workers), that their restartable constructor arguments sit in the object store
+# (ray-project/ray#53727). Ray drops it where workers forward it (QUIET_ENV); the driver's own copy stays.
 NATIVE_NOISE = [r"Actor with class name: .* has constructor arguments in the object store"]
 
 # Read by libraries when they start; Ray workers get them through the runtime environment.
@@ -90,14 +85,6 @@ def set_verbose(enabled: bool) -> None:
     """The CLI's `--verbose`: recorded in the environment so that every later process inherits it."""
     if enabled:
         os.environ[LEVEL_ENV] = "DEBUG"
-
-
-def hide_native_noise(args: Sequence[str]) -> None:
-    """For a command about to run `args` (global options first): filter `NATIVE_NOISE` out of this process's
-    native stderr (`native_stderr`), unless it asked for everything (`--verbose`, `-v` or SEMCSE_LOG_LEVEL)."""
-    options = list(itertools.takewhile(lambda arg: arg.startswith("-"), args))
-    if not verbose() and not {"--verbose", "-v"} & set(options):
-        native_stderr.install(NATIVE_NOISE)
 
 
 def ray_level() -> str:

@@ -151,7 +151,7 @@ class Pipeline:
         from semcse.evaluation.runner import evaluate
 
         train = self.state.outputs("train")
-        delivered_base = train.get("improved") is False  # states written before `improved` was recorded: trained
+        delivered_base = not train["improved"]
         pooling = self.cfg.training.pooling
         base = f"base={self.cfg.training.base_model}" + (f"#{pooling}" if pooling else "")
         models = [base] if delivered_base else [base, f"trained={train['model']}"]

@@ -12,8 +12,8 @@ A finished step is only reused while it is still the step the run asks for. Each
 settings that shaped the step and a key of each step whose outputs it read; a recorded step whose
 settings changed since (a new recipe, another corpus) or whose inputs were made again (a retrained
 model) runs again, and says why. Otherwise a user who changes a setting, or upgrades to a version
-whose defaults changed, would be answered with the earlier run's model. Records written before
-steps kept their settings are reused as before, with a line that says `--force` redoes them.
+whose defaults changed, would be answered with the earlier run's model. The state file carries its format
+(`STATE_FORMAT`); a file of another is refused with a message, never read by guesswork.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from semcse.tracking import Tracker
 log = logging.getLogger(__name__)
 
 STATE_FILE = "pipeline.json"
+STATE_FORMAT = 1  # the state file's layout: every record keeps its outputs, seconds, settings and inputs
 SHOWN_CHANGES = 4  # a rerun's line names this many changed settings, then counts the rest
 
 Outputs = dict[str, Any]
@@ -54,10 +55,17 @@ class StepState:
         if not storage.is_file(path):
             return cls(path)
         data = storage.read_json(path)
-        return cls(path, data.get("parent_run_id"), data.get("steps", {}))
+        if data.get("format") != STATE_FORMAT:
+            raise ConfigError(
+                f"{path} is a state file of format {data.get('format', 'none')}, which this version of semcse does "
+                f"not read (it writes format {STATE_FORMAT}); run in another run_dir, or with the version that "
+                "wrote it"
+            )
+        return cls(path, data.get("parent_run_id"), data["steps"])
 
     def save(self) -> None:
-        storage.write_json(self.path, {"parent_run_id": self.parent_run_id, "steps": self.steps})
+        state = {"format": STATE_FORMAT, "parent_run_id": self.parent_run_id, "steps": self.steps}
+        storage.write_json(self.path, state)
 
     def outputs(self, step: str) -> Outputs:
         """A finished step's outputs; a step that has not run is an error that says which step to run."""
@@ -74,7 +82,7 @@ class StepState:
         record = self.steps.get(step)
         if record is None:
             return None
-        return content_key([record["outputs"], record.get("inputs")], record.get("settings"))
+        return content_key([record["outputs"], record["inputs"]], record["settings"])
 
 
 def changed_settings(before: dict[str, Any], now: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
@@ -199,31 +207,23 @@ class StepRunner:
         return found
 
     def outdated(self, step: str) -> str | None:
-        """Why a recorded step is not the one this run asks for (None when it is, or when it has not run).
-
-        A record written before steps kept their settings counts as current: what made it is unknown,
-        and redoing it could throw away work done on top of it (papers a corpus update added).
-        """
+        """Why a recorded step is not the one this run asks for (None when it is, or when it has not run)."""
         record = self.state.steps.get(step)
-        if record is None or "settings" not in record:
+        if record is None:
             return None
         changed = changed_settings(record["settings"], self.settings[step], self.defaults[step])
         if changed:
             return f"changed since the earlier run: {changed}"
-        inputs = record.get("inputs")  # absent in records written before steps kept their inputs
-        if inputs is not None:
-            remade = [name for name in self.reads[step] if inputs.get(name) != self.state.key(name)]
-            if remade:
-                return f"{' and '.join(remade)} {'was' if len(remade) == 1 else 'were'} made again since it ran"
+        remade = [name for name in self.reads[step] if record["inputs"].get(name) != self.state.key(name)]
+        if remade:
+            return f"{' and '.join(remade)} {'was' if len(remade) == 1 else 'were'} made again since it ran"
         return None
 
     def _run_step(self, step: str, tracker: Tracker, force: bool) -> None:
         if step in self.state.steps and not force:
             reason = self.outdated(step)
             if reason is None:
-                unrecorded = "settings" not in self.state.steps[step] and self.settings[step]
-                why = " (an earlier version ran it and kept no settings: --force redoes it)" if unrecorded else ""
-                log.info("✓ %s: done in an earlier run, skipped%s", step, why, extra=logs.stage(self.stage))
+                log.info("✓ %s: done in an earlier run, skipped", step, extra=logs.stage(self.stage))
                 return
             log.info("↻ %s: %s; running it again", step, reason, extra=logs.stage(self.stage))
         if self.headings:

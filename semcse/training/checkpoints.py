@@ -22,7 +22,7 @@ import math
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,6 +38,7 @@ from semcse.training.validation import (
 )
 
 DEEPSPEED_DIR, MODEL_DIR, STATE_FILE, TAG = "deepspeed", "model", "loop_state.json", "state"
+STATE_FORMAT = 1  # the layout of loop_state.json: a checkpoint of another is refused, never read by guesswork
 CANDIDATE_SCORE = "candidate_score"
 # The candidate score of a checkpoint that did not improve: ranked last. Finite, because Ray Train's run
 # snapshot (what a resubmitted job restores its checkpoints from) writes infinity as null.
@@ -75,8 +76,8 @@ class LoopState:
 
     def drift(self, vectors: np.ndarray | None) -> dict[str, float]:
         """`val_base_drift` of this evaluation's validation abstracts (the base model's own at step 0, kept for the
-        later ones); nothing where validation has no abstracts to compare, the run started before the state kept
-        them, or a resumed run's validation set no longer matches them. It decides nothing, so it never stops a run."""
+        later ones); nothing where validation has no abstracts to compare or a resumed run's validation set no longer
+        matches them. It decides nothing, so it never stops a run."""
         if vectors is None:
             return {}
         if self.step == 0:
@@ -182,7 +183,7 @@ def save(
         with average.candidate(engine.module):
             _save_model(engine, directory / MODEL_DIR, rank)
     if rank == 0:
-        (directory / STATE_FILE).write_text(json.dumps(asdict(state)))
+        (directory / STATE_FILE).write_text(json.dumps({"format": STATE_FORMAT} | asdict(state)))
     return directory
 
 
@@ -244,8 +245,12 @@ def restore(engine: Any, directory: Path) -> LoopState:
     """Load DeepSpeed states (weights, optimizer shard, scheduler) and the loop state."""
     engine.load_checkpoint(str(directory / DEEPSPEED_DIR), tag=TAG)
     stored = json.loads((directory / STATE_FILE).read_text())
-    known = {f.name for f in fields(LoopState)}
-    return LoopState(**{k: v for k, v in stored.items() if k in known})
+    if stored.pop("format", None) != STATE_FORMAT:
+        raise RuntimeError(
+            f"{directory / STATE_FILE} is not a loop state this version of semcse reads (format {STATE_FORMAT}); "
+            "the checkpoint was written by another version: train in another run_dir"
+        )
+    return LoopState(**stored)
 
 
 def best_of(reported: Iterable[tuple[T, dict[str, Any]]]) -> tuple[T, dict[str, Any]]:

@@ -53,7 +53,10 @@ def test_the_cli_lays_out_the_map_the_pipeline_builds(cli_map, sample_corpus_pat
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     finished = {"validate": {"corpus": str(sample_corpus_path)}, "train": {"model": str(tiny_encoder_dir)}}
-    state = {"steps": {step: {"outputs": outputs, "seconds": 0} for step, outputs in finished.items()}}
+    records = {
+        step: {"outputs": outputs, "seconds": 0, "settings": {}, "inputs": {}} for step, outputs in finished.items()
+    }
+    state = {"format": 1, "steps": records}
     (run_dir / "pipeline.json").write_text(json.dumps(state))
     args = ["pipeline", "--from", "map", "--until", "map", *MAP_SETTINGS, "--set", "pipeline.build_map=true"]
     args += ["--set", f"run_dir={run_dir}"]

@@ -51,7 +51,7 @@ def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp
         earlier = step_settings(cfg)["train"]
         del earlier["training.average_with_base"]  # as a version without the setting recorded it
         (tmp_path / pairs).mkdir()
-        state = {"steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
+        state = {"format": 1, "steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
         (tmp_path / pairs / "pipeline.json").write_text(json.dumps(state))
         return Pipeline(cfg).runner.outdated("train")
 
@@ -65,7 +65,7 @@ def test_a_title_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path
 
     cfg = load_config(None, [f"run_dir={tmp_path}", "training.pairs=title"])
     earlier = step_settings(cfg)["train"] | {"training.freeze_embeddings": False, "training.freeze_layers": 0}
-    state = {"steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
+    state = {"format": 1, "steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
     (tmp_path / "pipeline.json").write_text(json.dumps(state))
     assert Pipeline(cfg).runner.outdated("train") == (
         "changed since the earlier run: training.freeze_embeddings False → True, training.freeze_layers 0 → half"
@@ -80,7 +80,10 @@ def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Pat
 
     cfg = load_config(None, [f"run_dir={tmp_path}", f"corpus.path={sample_corpus_path}"])
     recorded = step_settings(cfg)["validate"]
-    state = {"steps": {"validate": {"outputs": {"corpus": "c"}, "seconds": 1, "settings": recorded, "inputs": {}}}}
+    state = {
+        "format": 1,
+        "steps": {"validate": {"outputs": {"corpus": "c"}, "seconds": 1, "settings": recorded, "inputs": {}}},
+    }
     (tmp_path / "pipeline.json").write_text(json.dumps(state))
     (tmp_path / UPDATES_DIR / "0123").mkdir(parents=True)
     stricter = load_config(

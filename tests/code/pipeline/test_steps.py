@@ -139,25 +139,21 @@ def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tm
     ]
 
 
-def test_a_step_recorded_without_settings_is_kept_and_says_so(tmp_path: Path, tracking, caplog):
-    """State written before steps kept their settings: what made it is unknown, and redoing it could drop work built
-    on it (papers an update added), so it is reused, with a line that says how to redo it."""
-    steps = Steps(tmp_path)
-    start = lambda: Tracker.start(tracking, run_name="steps-test")  # noqa: E731
-    _run(tmp_path, tracking, steps)
-    state = StepState.load(str(tmp_path))
-    for record in state.steps.values():
-        del record["settings"], record["inputs"]
-    state.save()
-    with caplog.at_level("INFO", logger="semcse.steps"):
-        _runner(tmp_path, steps, {"second": {"lr": 1e-5}}).run(tracking, start)
-    assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1)
-    assert _lines(caplog) == [
-        "✓ first: done in an earlier run, skipped",
-        "✓ second: done in an earlier run, skipped"
-        " (an earlier version ran it and kept no settings: --force redoes it)",
-        "✓ third: done in an earlier run, skipped",
-    ]
+def test_a_state_file_of_another_format_is_refused_with_what_to_do(tmp_path: Path, tracking):
+    """A state file this version did not write (another format, or none recorded) is never read by guesswork."""
+    import json
+
+    from semcse.config import ConfigError
+
+    _run(tmp_path, tracking, Steps(tmp_path))
+    written = json.loads((tmp_path / "pipeline.json").read_text())
+    assert written["format"] == 1 and all({"settings", "inputs"} <= set(r) for r in written["steps"].values())
+    for unknown in ({**written, "format": 2}, {k: v for k, v in written.items() if k != "format"}):
+        (tmp_path / "pipeline.json").write_text(json.dumps(unknown))
+        with pytest.raises(
+            ConfigError, match=r"pipeline.json is a state file of format (2|none).*run in another run_dir"
+        ):
+            StepState.load(str(tmp_path))
 
 
 def test_a_setting_added_later_redoes_a_step_only_when_it_is_not_at_its_default(tmp_path: Path, tracking, caplog):
