@@ -37,6 +37,20 @@ def is_scratch(ref: str | None) -> TypeGuard[str]:
 Suite = Literal["semantic", "knn", "aspects", "decoder"]
 
 
+class NotShaping:
+    """Marks a setting that does not decide what its step makes: where or how fast the step runs, where its output
+    goes, or an input the pipeline wires from another step (`Annotated[int, NOT_SHAPING]`). A pipeline step
+    recorded under other values of such settings is still the step the run asks for (`pipeline.step_settings`)."""
+
+
+NOT_SHAPING = NotShaping()
+
+
+def shapes(section: type[BaseModel], name: str) -> bool:
+    """Whether `section.name` decides what its step makes (it is not marked `NOT_SHAPING`)."""
+    return not any(isinstance(marker, NotShaping) for marker in section.model_fields[name].metadata)
+
+
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names every offending key path."""
 
@@ -178,7 +192,7 @@ class GenerationConfig(Section):
     engine: GenerationEngine = "transformers"
     model: str | None = None
     tokenizer: str | None = None
-    out: str | None = None
+    out: Annotated[str | None, NOT_SHAPING] = None
     limit: int | None = Field(None, gt=0)
     combine_settings: bool = False
     structured_output: bool = True
@@ -198,17 +212,17 @@ class GenerationConfig(Section):
     top_p: float = Field(0.95, gt=0, le=1)
     seed: int = 0
     max_model_len: int = Field(4096, gt=0)
-    batch_size: int | None = Field(None, gt=0)
-    concurrency: int = Field(1, gt=0)
-    num_cpus_per_actor: float = Field(1.0, gt=0)
-    num_gpus_per_actor: float = Field(0.0, ge=0)
-    tensor_parallel_size: int = Field(1, gt=0)
+    batch_size: Annotated[int | None, NOT_SHAPING] = Field(None, gt=0)
+    concurrency: Annotated[int, NOT_SHAPING] = Field(1, gt=0)
+    num_cpus_per_actor: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
+    num_gpus_per_actor: Annotated[float, NOT_SHAPING] = Field(0.0, ge=0)
+    tensor_parallel_size: Annotated[int, NOT_SHAPING] = Field(1, gt=0)
     enable_prefix_caching: bool = True
     max_json_retries: int = Field(2, ge=0)
     retry_rejects: bool = False
-    shard_rows: int = Field(64, gt=0)
-    sample_artifact_rows: int = Field(50, ge=0)
-    http: HttpEngineConfig = Field(default_factory=HttpEngineConfig)
+    shard_rows: Annotated[int, NOT_SHAPING] = Field(64, gt=0)
+    sample_artifact_rows: Annotated[int, NOT_SHAPING] = Field(50, ge=0)
+    http: Annotated[HttpEngineConfig, NOT_SHAPING] = Field(default_factory=HttpEngineConfig)
 
     @property
     def new_tokens(self) -> int:
@@ -336,9 +350,9 @@ class TrainingConfig(Section):
 
     pairs: str = "semcse"
     loss: Literal["triplet", "infonce"] | None = None
-    texts: str | None = None
+    texts: Annotated[str | None, NOT_SHAPING] = None
     base_model: str | None = None
-    out: str | None = None
+    out: Annotated[str | None, NOT_SHAPING] = None
     pooling: Literal["cls", "mean", "last"] | None = None
     projection: bool = False
     projection_dim: int | None = Field(None, gt=0)
@@ -364,24 +378,24 @@ class TrainingConfig(Section):
     min_sentence_chars: int = Field(100, ge=0)
     max_sentence_chars: int = Field(250, gt=0)
     train_fraction: float = Field(1.0, gt=0, le=1)
-    launcher: Literal["ray", "local"] = "ray"
-    num_workers: int = Field(2, gt=0)
-    use_gpu: bool = False
-    cpus_per_worker: float = Field(1.0, gt=0)
-    resources_per_worker: dict[str, float] = Field(default_factory=dict)
+    launcher: Annotated[Literal["ray", "local"], NOT_SHAPING] = "ray"
+    num_workers: Annotated[int, NOT_SHAPING] = Field(2, gt=0)
+    use_gpu: Annotated[bool, NOT_SHAPING] = False
+    cpus_per_worker: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
+    resources_per_worker: Annotated[dict[str, float], NOT_SHAPING] = Field(default_factory=dict)
     zero_stage: int | None = Field(None, ge=0, le=3)
     cpu_bf16: bool | None = None
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)
     val_size: int = Field(256, gt=1)
     val_distractors: int = Field(2, ge=0)
-    log_every: int = Field(10, gt=0)
+    log_every: Annotated[int, NOT_SHAPING] = Field(10, gt=0)
     patience: int = Field(3, gt=0)
     improvement: Literal["significant", "strict"] = "significant"
     label_guard: bool = True
     label_margin: float = Field(0.02, ge=0, le=1)
     label_reference: int = Field(1000, ge=0)
-    max_failures: int = Field(0, ge=0)
+    max_failures: Annotated[int, NOT_SHAPING] = Field(0, ge=0)
     seed: int = 0
     register_name: str = "semcse-encoder"
     register_alias: str = "candidate"
@@ -538,21 +552,21 @@ class EvaluationConfig(Section):
     """
 
     suites: list[Suite] = Field(default_factory=lambda: list[Suite](["semantic"]))
-    models: list[str] = Field(default_factory=list)
+    models: Annotated[list[str], NOT_SHAPING] = Field(default_factory=list)
     data: str | None = None
-    out: str | None = None
+    out: Annotated[str | None, NOT_SHAPING] = None
     label_col: str | None = None
     query_col: str | None = None
     texts: str | None = None
     judgements: str | None = None
     judged_aspects: dict[str, str] = Field(default_factory=dict)
-    batch_size: int = Field(64, gt=0)
+    batch_size: Annotated[int, NOT_SHAPING] = Field(64, gt=0)
     max_length: int = Field(256, gt=0)
     pooling: Literal["cls", "mean", "last"] = "mean"
-    actors: int = Field(1, gt=0)
-    cpus_per_actor: float = Field(1.0, gt=0)
-    gpus_per_actor: float = Field(0.0, ge=0)
-    shard_rows: int = Field(1024, gt=0)
+    actors: Annotated[int, NOT_SHAPING] = Field(1, gt=0)
+    cpus_per_actor: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
+    gpus_per_actor: Annotated[float, NOT_SHAPING] = Field(0.0, ge=0)
+    shard_rows: Annotated[int, NOT_SHAPING] = Field(1024, gt=0)
     split: Literal["test", "val", "all"] = "test"
     max_pool: int | None = Field(6000, gt=1)
     agreement_k: int = Field(5, gt=0)
@@ -596,12 +610,12 @@ class ServeConfig(Section):
     host: str = "127.0.0.1"
     port: int = Field(8000, gt=0, lt=65536)
     no_auth: bool = False
-    encoder: str | None = None
+    encoder: Annotated[str | None, NOT_SHAPING] = None
     model_name: str | None = None
-    index: str | None = None
+    index: Annotated[str | None, NOT_SHAPING] = None
     decoders: dict[str, str] = Field(default_factory=dict)
-    map: str | None = None
-    texts: str | None = None
+    map: Annotated[str | None, NOT_SHAPING] = None
+    texts: Annotated[str | None, NOT_SHAPING] = None
     search_route: str = Field("/search", pattern=r"^/[^\s\"'<>]*$")
     max_batch_size: int = Field(64, gt=0)
     batch_wait_timeout_s: float = Field(0.01, ge=0)
@@ -690,7 +704,7 @@ class MapConfig(Section):
     place_steps: int = Field(100, gt=0)
     explain_steps: int = Field(100, gt=0)
     margin: float = Field(0.1, ge=0)
-    out: str | None = None
+    out: Annotated[str | None, NOT_SHAPING] = None
 
     @field_validator("weights")
     @classmethod

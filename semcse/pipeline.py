@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from semcse import logs, promotion, storage
-from semcse.config import ConfigError, RunConfig, with_overrides
+from semcse.config import ConfigError, RunConfig, shapes, with_overrides
 from semcse.steps import Outputs, StepRunner, StepState, step_range
 from semcse.tracking import Tracker, set_alias
 
@@ -323,46 +323,9 @@ SHAPED_BY: dict[str, tuple[str, ...]] = {
     "map": ("map", "pipeline.build_map", "evaluation.max_length", "evaluation.pooling"),
     "serve": ("serve", "pipeline.deploy", "pipeline.serve_config"),
 }
-# Not what a step makes: how it runs (more workers for a resumed run must not retrain a finished
-# model), and what the pipeline sets itself (where each step writes, what it reads from another).
-NOT_SHAPING = frozenset(
-    {
-        "generation.out",
-        "training.out",
-        "training.texts",
-        "evaluation.out",
-        "evaluation.models",
-        "map.out",
-        "serve.encoder",
-        "serve.index",
-        "serve.map",
-        "serve.texts",
-        "generation.batch_size",
-        "generation.concurrency",
-        "generation.num_cpus_per_actor",
-        "generation.num_gpus_per_actor",
-        "generation.tensor_parallel_size",
-        "generation.shard_rows",
-        "generation.sample_artifact_rows",
-        "generation.http",
-        "training.num_workers",
-        "training.use_gpu",
-        "training.cpus_per_worker",
-        "training.resources_per_worker",
-        "training.max_failures",
-        "training.log_every",
-        "training.launcher",
-        "evaluation.actors",
-        "evaluation.cpus_per_actor",
-        "evaluation.gpus_per_actor",
-        "evaluation.shard_rows",
-        "evaluation.batch_size",
-    }
-)
-
-
 def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
-    """Each step's settings (`SHAPED_BY` less `NOT_SHAPING`) from the run config as the user gave it.
+    """Each step's settings (`SHAPED_BY`, less those marked `config.NOT_SHAPING`) from the run config as the user gave
+    it.
 
     `training.pairs: auto` is already the recipe it stands for here, so a version that changes `auto`
     retrains a run made with the earlier one.
@@ -373,7 +336,8 @@ def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
         chosen: dict[str, Any] = {}
         for name in names:
             section, _, key = name.partition(".")
+            model = type(getattr(cfg, section))
             values = {key: data[section][key]} if key else data[section]
-            chosen |= {f"{section}.{k}": v for k, v in values.items() if f"{section}.{k}" not in NOT_SHAPING}
+            chosen |= {f"{section}.{k}": v for k, v in values.items() if shapes(model, k)}
         settings[step] = chosen
     return settings
