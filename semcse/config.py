@@ -287,65 +287,11 @@ COSINE_RANK_SOFTNESS = 0.05
 
 
 class TrainingConfig(Section):
-    """Encoder training: pairs, model, loss, optimisation and distribution.
+    """Encoder training: pairs, model, loss, optimisation, validation and distribution.
 
-    `batch_size` counts pairs per optimisation step over all workers (every other pair of that global
-    batch is a negative), and gradients flow through the gathered batch, so results do not depend
-    on `num_workers`. Validation runs every `eval_every` steps (or `eval_every_minutes`) on a seeded
-    sample of at most `val_size` held-out abstracts; the base model is evaluated first and is
-    candidate zero, so a run that never beats it delivers the base and registers nothing; training
-    stops after `patience` evaluations without improvement. With `improvement: significant` (the
-    default) a trained step replaces the best only when it also beats the base model on the same
-    validation abstracts with a 95% paired bootstrap interval that excludes zero; `strict` accepts
-    any lower score (a strong base model on a small validation set then wins or loses by noise).
-    With `label_guard` and a corpus label column (`corpus.label_col`), validation also measures label
-    agreement of the validation abstracts (their `evaluation.agreement_k` nearest among each other and
-    a seeded sample of `label_reference` labelled training abstracts, as the knn suite counts it for
-    test papers; each validation embeds that sample too), and a step is
-    delivered only when it is not inferior to the base model there: the 95% interval of its
-    agreement minus the base model's must stay above `-label_margin`, whatever its ranks. Every
-    other check the validation runs (for LLM-free modes: crop↔crop, half↔half and title→abstract
-    ranks) must not be significantly worse than the base model's either. The title check ranks each validation
-    abstract among the others and `val_distractors` training abstracts per validation abstract that read most like
-    it (`training.distractors`), where a strong base model still makes mistakes. With InfoNCE these
-    decisions read smooth ranks at a fixed cosine scale (`rank_softness`), which still move when a strong
-    base model already ranks nearly every true match first.
-
-    `average_with_base` w > 0 makes every candidate, the base model's step 0 aside, the step's
-    weights averaged with the base model's, (1 − w)·trained + w·base (WiSE-FT): that is what
-    validation scores, the guards judge and the run delivers, while training continues from the
-    trained weights (`training.averaging`; not under ZeRO-3, which partitions the weights).
-    `base_similarity_weight` λ > 0 adds λ times a distillation term to the pair loss: each anchor's
-    softmax over the batch's other positives, at the loss's τ, is kept close to the base model's
-    (`losses.BaseSimilarityLoss`), which a frozen copy of the base model computes with one forward pass
-    without gradients per step (`training.reference`; pairs modes only).
-
-    `pairs` is a mode, a mix of the LLM-free modes (`crops+title`, `crops:0.3+title:0.7`; see
-    `data.modes`), or `auto`: the LLM-free recipe the tuning study chose (`data.modes.AUTO`), whose
-    pairs, temperature, learning rate, averaging with the base, base-similarity weight and frozen lower half
-    apply unless set.
-    Title pairs skip titles under `min_title_words` words or shared by several papers.
-
-    Unset fields take the recipe of the pairs mode (`recipe`): LLM-free modes follow the cropping
-    paper (InfoNCE, τ 0.05, 10% linear warm-up then linear decay), text modes follow SemCSE
-    (triplet, margin 1, L2 1/250 on unnormalised embeddings), aspect encoders use InfoNCE (τ 0.07).
-    `max_length` truncates training texts only; the exported model keeps the base model's
-    `max_seq_length` unless `export_max_length` is set, and its pooling unless `pooling` is.
-    `freeze_embeddings` and `freeze_layers` (a count, or `half`: the lower half of any depth) keep the input
-    embeddings and the lowest transformer blocks at the base model's weights; with the embeddings frozen too,
-    the backward pass stops above the frozen blocks. Unset, title pairs and `auto` on a pretrained encoder freeze
-    both, the lower half (`data.modes.UPPER_HALF`), unless the run sets either; other modes train every layer.
-    A step's texts are sorted by token count and encoded `forward_batch_size` at a time, each chunk
-    padded to its own longest text (0: one padded pass); the loss still sees the whole batch. Unset,
-    `zero_stage` follows the device (`effective_zero_stage`) and the precision of CPU forwards
-    (`cpu_bf16`) the CPU: bf16 autocast for training and validation forwards where rank 0's CPU has
-    native bf16 instructions when the run starts, kept on resume; weights and loss in fp32
-    (`training.precision`; a GPU run trains in bf16 through DeepSpeed).
-    `launcher` is where the loop runs: `ray`, on `num_workers` Ray Train workers anywhere on the cluster; `local`,
-    in this process as one worker without Ray Train (a machine without a cluster, or a quick run).
-    `resources_per_worker` adds custom Ray resources to each worker's reservation (beside
-    `cpus_per_worker` and one GPU with `use_gpu`): `{semcse_train: 1}` keeps training on
-    cluster.yaml's multi-GPU node type, whose nodes carry that resource.
+    Unset objective settings follow the pairs mode's recipe (`recipe`), and `pairs: auto` is the LLM-free recipe
+    `data.modes.AUTO`. What each setting does, and why the defaults are what they are: docs/CONFIGURATION.md, "The
+    `training` section", and docs/train.md.
     """
 
     pairs: str = "semcse"
@@ -602,9 +548,8 @@ class ServeConfig(Section):
     On a CPU the embed replica deals each pooled batch out to `encode_lanes` threads, each running its
     share through a single-threaded forward pass (default: one lane per torch thread, i.e. per
     reserved CPU). A multi-threaded pass waits at every operator's barrier for its slowest thread,
-    and on a busy replica (HTTP handling, the Serve proxy beside it) some thread is always preempted:
-    measured on 2 cores, 17.6 ms of CPU per text for two-thread passes against 13.4 ms for two
-    one-thread lanes. GPUs default to one lane.
+    and on a busy replica (HTTP handling, the Serve proxy beside it) some thread is always preempted
+    (docs/BENCHMARKS.md, the serving row). GPUs default to one lane.
     """
 
     host: str = "127.0.0.1"

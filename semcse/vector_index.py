@@ -24,10 +24,9 @@ METRICS: tuple[str, ...] = ("cosine", "euclidean", "dot")
 INDEX_FILE, META_FILE = "index.faiss", "index.json"
 
 
-# faiss-cpu's default `distance_compute_blas_threshold` (128000 in the wheels used here) sends every
-# batch of fewer queries down a per-query scan: 200 queries over 100k vectors took 0.95 s against
-# 0.18 s for a NumPy matmul. From 20 queries on, the BLAS path is 1.7x faster than that matmul on
-# 2 cores (0.105 s); below, the scan is the faster of the two (benchmarks/neighbours.py).
+# faiss-cpu's default `distance_compute_blas_threshold` (128000) sends every batch of fewer queries down a
+# per-query scan, several times slower than BLAS for a few hundred queries; from 20 queries on BLAS is the faster
+# path, below it the scan (benchmarks/neighbours.py, docs/BENCHMARKS.md).
 BLAS_FROM_QUERIES = 20
 
 

@@ -50,10 +50,9 @@ class _BodyTooLarge(Exception):
 def json_body(payload: dict[str, Any]) -> Response:
     """A JSON response written by orjson; NumPy float32 arrays are written as float32's shortest exact digits.
 
-    FastAPI would first walk a returned dict with `jsonable_encoder`, one Python call per value, and
-    `json.dumps` would write each float32 widened to 17 float64 digits. For 8 embeddings of 384
-    floats that is 4.3 ms (walk) + 1.7 ms (dumps) and 61 kB, against 0.08 ms and 34 kB here; each
-    number still reads back as exactly the float32 the model produced.
+    FastAPI would first walk a returned dict with `jsonable_encoder`, one Python call per value, and `json.dumps`
+    would write each float32 widened to 17 float64 digits: both cost more than the encoding itself for small
+    requests (docs/BENCHMARKS.md, the serving row). Each number reads back as exactly the model's float32.
     """
     return Response(orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY), media_type="application/json")
 

@@ -1,10 +1,9 @@
 """Texts tokenised once and cut into length-sorted, separately padded chunks.
 
-Padding is paid for: a transformer computes every padded position of a batch. Abstract crops,
-summaries and served queries vary several-fold in length, so one batch padded to its longest text
-computes ~1.6× the real tokens (measured on ohsumed crops, MiniLM, 128 tokens), while the same texts
-sorted by token count and padded per chunk of 16 compute ~1.14×. Attention masks keep every real
-token's output identical either way, so this changes cost, not results.
+Padding is paid for: a transformer computes every padded position of a batch, and crops, summaries and
+queries vary several-fold in length, so chunks of similar length waste far less than one batch padded to its
+longest text (`benchmarks/forward_chunks.py`). Attention masks keep every real token's output identical either
+way, so this changes cost, not results.
 
 One helper serves training (a step's texts are encoded chunk by chunk and put back in input order,
 so the loss and its gradients are those of the whole batch) and inference (`TextEncoder.encode`, the

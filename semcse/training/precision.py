@@ -1,8 +1,8 @@
 """CPU training in bf16 where the hardware has it: forwards under bf16 autocast, weights, optimizer and loss in fp32.
 
-On a CPU with native bf16 instructions (AVX512-BF16 or AMX) a MiniLM forward and backward pass takes
-0.6× its fp32 time (64 × 128 tokens, 2 cores: 3.1 s against 5.2 s), a validation 0.55×. Autocast only
-changes the precision of the encoder's matrix products: the parameters and AdamW's state stay fp32,
+On a CPU with native bf16 instructions (AVX512-BF16 or AMX) a forward and backward pass takes about
+0.6× its fp32 time (docs/train.md, "Candidate zero"). Autocast only changes the precision of the encoder's
+matrix products: the parameters and AdamW's state stay fp32,
 and the loss is computed on fp32 embeddings outside autocast, so a contrastive loss's similarity
 logits (up to 1/τ = 20) keep their resolution. Elsewhere bf16 is emulated and slower, so unset
 `training.cpu_bf16` is decided by the CPU of rank 0's node when a run starts (`run_precision`), and

@@ -1,57 +1,14 @@
-"""The held-out checks run every `eval_every` steps; their mean (`val_score`) drives early stopping.
+"""The held-out checks every evaluation runs; their per-abstract mean (`val_score`, lower is better) decides.
 
-Following SemCSE (Appendix A.3), on validation abstracts that have two texts s1, s2 of the mode:
-
-- `val_rank_pair`: average rank of s2 among all validation s2 for query s1;
-- `val_rank_document`: average rank of the matching `title + abstract` among all validation
-  documents for the mean embedding of s1 and s2. Not for an aspect encoder (`aspect:<name>`), which
-  SemCSE-Multi (A.3) validates on its summaries alone: it never trains on abstracts (nor is it held
-  to the corpus's labels, below).
-
-The LLM-free modes (crops, dropout, titles and their mixes) have no generated texts, so they use
-the analogues that test the same abilities: first crop ↔ last crop of an abstract for the pair
-check, and the abstract's first half ↔ second half of its sentences for the document check
-(SemCSE's "abstract segments" task). They also rank each validation abstract for its own title
-(`val_rank_title`, over the abstracts whose title would make a title pair): crops teach "these two
-passages come from one abstract", which can sharpen passage matching while blurring what a paper is
-about, and a title says what it is about. Ranks are 1-based, lower is better, and use the loss's
-geometry (Euclidean for triplet, cosine for InfoNCE).
-
-Each abstract's own score (the mean of its ranks) is kept beside the averages, so a trained step can
-be tested against the base model on the same abstracts (`significantly_better`): on a few hundred
-validation abstracts a strong base model's ranks move by noise alone, and a step that is better only
-by noise must not replace the base. Each check's per-abstract ranks are kept too (`checks`): a step
-significantly worse than the base model on any one of them (`GUARDED_CHECKS`) is never delivered.
-
-Those decisions read smooth ranks for cosine models (`softness`: `TrainingConfig.rank_softness`, one
-fixed scale whatever the loss's temperature, so that trials varying τ compare), and so does
-`val_score`; the logged `val_rank_*` stay hard ranks. A strong base model already ranks almost every
-abstract's own title first among a few hundred (all-MiniLM-L6-v2 on ohsumed: 1.03 of 222), so hard
-ranks cannot move where it matters: no trained step was ever significantly better, and every
-LLM-free run delivered its base model. A smooth rank counts each other candidate by how close it
-comes to the true one (within a few hundredths of a cosine), so it sees a true match pulled further
-ahead of its nearest rivals, and one pushed back towards them.
-Triplet modes (SemCSE's summaries) keep hard ranks throughout (`softness` 0), as the paper does.
-
-Ranks measure what the pairs train. When the corpus has labels (`corpus.label_col`), validation also
-measures what users of a labelled corpus expect to keep: `val_label_agreement`, the share of each
-validation abstract's k nearest papers that carry its label, as the knn suite counts it for test
-papers. The neighbours are the other validation abstracts and a seeded sample of labelled training
-abstracts (`reference`): with a few hundred validation abstracts over a few dozen labels alone, a
-paper's 5 nearest are too sparse a neighbourhood to say what evaluation will. The validation
-abstracts are embedded as another check embeds them anyway (`validate` embeds each distinct text
-once): the abstract in the LLM-free modes (the title check's targets), title + abstract with
-generated texts (the document check's targets). A step must be non-inferior to the base model there
-(the interval of the difference stays above −margin, `paired_change`), however good its ranks.
-
-Every evaluation also says how far the step has moved from the base model's similarities among the validation
-abstracts (`val_base_drift`, lower is nearer; 0 for the base model): for each abstract, KL(base ‖ candidate) of
-the softmax over its cosine similarities to the other abstracts (τ `DRIFT_TEMPERATURE`), the quantity
-`training.base_similarity_weight` trains down. Figures compare within one pairs mode and `training.max_length`
-(the texts are abstracts in the LLM-free modes, title + abstract with generated texts). It decides nothing. It is
-there because the checks above see only what the pairs train and the labels: on held-out medical-methodology
-similarity, which no validation check can see, the models that drifted least lost least (docs/tune.md, *What
-validation can see of it*).
+Following SemCSE (A.3), on validation abstracts with two texts s1, s2 of the mode: `val_rank_pair`, the rank of s2
+among all validation s2 for s1; `val_rank_document`, the rank of the paper among all validation papers for the mean
+of s1 and s2 (not for an aspect encoder, validated on its summaries alone, SemCSE-Multi A.3). The LLM-free modes
+use the analogues: first ↔ last crop, first ↔ second half of the abstract, and each title → its abstract among the
+validation abstracts and the training abstracts that read most like them (`distractors`). Per-abstract scores and
+per-check ranks are kept, so a step is tested against the base model on the same abstracts (`paired_change`);
+cosine models decide on smooth ranks (`TrainingConfig.rank_softness`); with corpus labels, `val_label_agreement`
+guards the topics; `val_base_drift` says how far a step moved from the base model's similarities and decides
+nothing. Why each check is as it is: docs/train.md, "Candidate zero" and "Guards".
 """
 
 from __future__ import annotations
