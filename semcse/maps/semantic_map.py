@@ -6,23 +6,19 @@ precision β_j and row normaliser S_j, which a library keeps private. How each o
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from semcse import storage, versions
-from semcse.maps import affinities
+from semcse.maps import affinities, store
 from semcse.models.aspects import aspect_weights
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 MIN_POINTS = 4
 # [new points × map points] entries per block when placing or updating many points (float64 intermediates)
 _BLOCK_ENTRIES = 2_000_000
@@ -216,7 +212,7 @@ class SemanticMap:
 
         return objective
 
-    # ----- variants, persistence ---------------------------------------------------------------------------
+    # ----- variants, growth -------------------------------------------------------------------------------
 
     def relayout(self, weights: Mapping[str, float], iterations: int = 750, seed: int = 0) -> SemanticMap:
         """The same corpus laid out under other aspect weights (a new t-SNE run)."""
@@ -334,40 +330,21 @@ class SemanticMap:
         )
         return smaller
 
-    @classmethod
-    def publish_grown(
-        cls,
-        root: str,
-        tag: str,
+    def grow(
+        self,
         ids: list[str],
-        vectors: Callable[[], Mapping[str, np.ndarray]],
-        place_steps: int,
+        embeddings: Mapping[str, Any] | np.ndarray,
+        steps: int,
         labels: list[str] | None = None,
         replaced: Sequence[str] = (),
-    ) -> tuple[str, SemanticMap]:
-        """Publish the current version of the versioned map `root`, less `replaced` papers, with the papers
-        `ids` placed into it (`place`: every old point keeps its coordinates) and appended, as a new version
-        tagged `tag`; its name and the grown map.
-
-        Once per tag (`versions.publish(once=True)`): a rerun after the new version became current
-        places nothing and returns the current map.
-        """
-        grown: list[SemanticMap] = []
-
-        def write(directory: Path) -> None:
-            semantic_map = cls.load(root)
-            gone = [p for p in replaced if p in set(semantic_map.ids)]
-            if gone:
-                semantic_map = semantic_map.remove(gone)
-            added = vectors()
-            log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
-            coords = semantic_map.place(added, steps=place_steps)
-            kept_labels = labels if semantic_map.labels is not None else None
-            grown.append(semantic_map.append(ids, added, coords, kept_labels))
-            grown[0].save(directory)
-
-        version, fresh = versions.publish(root, tag, write, once=True)
-        return version, grown[0] if fresh else cls.load(root)
+    ) -> SemanticMap:
+        """This map less the `replaced` points it has, plus the points `ids` placed (`place`) and appended (with
+        their `labels` where the map has labels)."""
+        gone = [p for p in replaced if p in set(self.ids)]
+        semantic_map = self.remove(gone) if gone else self
+        log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
+        coords = semantic_map.place(embeddings, steps=steps)
+        return semantic_map.append(ids, embeddings, coords, labels if semantic_map.labels is not None else None)
 
     def nearest(self, coords: np.ndarray, k: int, among: np.ndarray | None = None) -> np.ndarray:
         """Rows [m, k] of the map points (only rows `among`, if given) nearest to each 2-D position, nearest first."""
@@ -386,81 +363,11 @@ class SemanticMap:
             out[start : start + len(block)] = rows[np.take_along_axis(part, order, 1)]
         return out
 
-    def save(self, location: str | Path) -> str:
-        """A directory a web service can load (map.json, points.parquet, embeddings.npz, pca.npz) at `location`,
-        a path or a storage URI."""
-        with storage.staged(location) as path:
-            self._write(path)
-        return str(location)
-
-    def _write(self, path: Path) -> None:
-        import pandas as pd
-
-        meta = {
-            "format": FORMAT_VERSION,
-            "aspects": self.aspects,
-            "weights": self.weights,
-            "perplexity": self.perplexity,
-            "z_sum": self.z_sum,
-            "neighbours": self.neighbours,
-            "points": len(self),
-        }
-        (path / "map.json").write_text(json.dumps(meta, indent=2))
-        pd.DataFrame(
-            {
-                "id": self.ids,
-                "label": self.labels if self.labels is not None else [None] * len(self),
-                "x": self.coords[:, 0],
-                "y": self.coords[:, 1],
-                "beta": self.betas,
-                "row_sum": self.row_sums,
-                "row_kl": self.row_kl,
-            }
-        ).to_parquet(path / "points.parquet", index=False)
-        arrays: dict[str, Any] = {f"a{i}": self.embeddings[a] for i, a in enumerate(self.aspects)}
-        np.savez(path / "embeddings.npz", **arrays)
-        pcas: dict[str, Any] = {}
-        for i, a in enumerate(self.aspects):
-            pcas[f"mean{i}"], pcas[f"components{i}"] = self.pca[a].mean, self.pca[a].components
-        np.savez(path / "pca.npz", **pcas)
-
-    @staticmethod
-    def manifest(location: str | Path) -> dict[str, Any]:
-        """A saved map's `map.json` (aspects, weights, number of points) without loading the map."""
-        meta = storage.join(versions.resolve(location), "map.json")
-        if not storage.is_file(meta):
-            raise FileNotFoundError(f"{location} is not a saved map: map.json is missing")
-        return dict(storage.read_json(meta))
-
-    @classmethod
-    def load(cls, location: str | Path) -> SemanticMap:
-        """A saved map (a directory or a storage URI, fetched once per node), or the current version of a root."""
-        import pandas as pd
-
-        resolved = versions.resolve(location)
-        meta = cls.manifest(resolved)
-        path = storage.local_copy(resolved)
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(f"{path}: map format {meta.get('format')} is not supported (expected {FORMAT_VERSION})")
-        points = pd.read_parquet(path / "points.parquet")
-        stored = np.load(path / "embeddings.npz")
-        pcas = np.load(path / "pca.npz")
-        aspects = meta["aspects"]
-        labels = points["label"]
-        return cls(
-            ids=[str(i) for i in points["id"]],
-            embeddings={a: stored[f"a{i}"] for i, a in enumerate(aspects)},
-            weights={a: float(w) for a, w in meta["weights"].items()},
-            coords=np.array(points[["x", "y"]].to_numpy(np.float64)),
-            perplexity=float(meta["perplexity"]),
-            betas=points["beta"].to_numpy(np.float64, copy=True),
-            row_sums=points["row_sum"].to_numpy(np.float64, copy=True),
-            row_kl=points["row_kl"].to_numpy(np.float64, copy=True),
-            z_sum=float(meta["z_sum"]),
-            pca={a: Pca(pcas[f"mean{i}"], pcas[f"components{i}"]) for i, a in enumerate(aspects)},
-            labels=None if labels.isna().all() else [str(x) for x in labels],
-            neighbours=int(meta["neighbours"]),
-        )
+    # the file format and versioned publishing live in `store`
+    save = store.save
+    manifest = staticmethod(store.manifest)
+    load = staticmethod(store.load)
+    publish_grown = staticmethod(store.publish_grown)
 
 
 def _minimise(params: list[torch.Tensor], objective: Any, steps: int) -> None:
