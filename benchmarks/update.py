@@ -132,7 +132,8 @@ def main() -> None:
 
 def place_at_scale(n: int, dim: int = 384, seed: int = 0) -> None:
     """Seconds to place and append n/100 points into an n-point map, and of the k-NN a layout of n needs."""
-    from semcse.maps.semantic_map import Pca, SemanticMap, _conditionals, _layout_stats, _unit
+    from semcse.maps.affinities import conditionals, layout_stats, unit
+    from semcse.maps.semantic_map import Pca, SemanticMap
 
     rng = np.random.default_rng(seed)
     m = max(1, n // 100)
@@ -141,7 +142,7 @@ def place_at_scale(n: int, dim: int = 384, seed: int = 0) -> None:
     embeddings = (centres[labels] + 0.7 * rng.normal(size=(n + m, dim))).astype(np.float32)
     coords = rng.normal(scale=30, size=(50, 2))[labels[:n]] + rng.normal(scale=3, size=(n, 2))
     start = time.perf_counter()
-    betas, row_sums, conditional = _conditionals({"": _unit(embeddings[:n])}, {"": 1.0}, 30.0, 90)
+    betas, row_sums, conditional = conditionals({"": unit(embeddings[:n])}, {"": 1.0}, 30.0, 90)
     knn = time.perf_counter() - start
     semantic_map = SemanticMap(
         ids=[str(i) for i in range(n)],
@@ -152,7 +153,7 @@ def place_at_scale(n: int, dim: int = 384, seed: int = 0) -> None:
         betas=betas,
         row_sums=row_sums,
         pca={"": Pca.fit(embeddings[:2000], 20)},
-        **_layout_stats(conditional, coords),
+        **layout_stats(conditional, coords),
     )
     start = time.perf_counter()
     placed = semantic_map.place({"": embeddings[n:]})

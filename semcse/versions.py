@@ -79,16 +79,22 @@ def _tag_of(name: str | None) -> str | None:
     return match.group(2) if match else None
 
 
+def published(root: str | Path, tag: str) -> str | None:
+    """The live version's name when it carries `tag` (a publish of `tag` got as far as the swap), else None."""
+    live = current(root)
+    return live if _tag_of(live) == tag else None
+
+
 def publish(root: str | Path, tag: str, write: Callable[[Path], Any], once: bool = False) -> tuple[str, bool]:
     """Write a new version with `write(local directory)` and make it current; returns (its name, whether it was new).
 
-    With `once`, nothing is written when the current version already carries `tag` (an earlier run
-    got as far as the swap). Versions that never became current (an interrupted publish) are removed.
+    With `once`, nothing is written when the current version already carries `tag` (`published`). Versions that
+    never became current (an interrupted publish) are removed.
     """
-    pointer = _pointer(root) or {}
-    live = pointer.get("version")
-    if once and _tag_of(live) == tag:
-        return str(live), False
+    done = published(root, tag) if once else None
+    if done is not None:
+        return done, False
+    live = current(root)
     versions = _versions(root)
     name = f"{max(versions.values(), default=0) + 1:04d}-{tag}"
     with storage.staged(storage.join(root, name)) as directory:

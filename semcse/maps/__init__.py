@@ -1,6 +1,8 @@
 """Interactive t-SNE maps of a corpus: lay out, place new papers, explain any position, render.
 
-- `semantic_map`: the map itself (`layout`, `SemanticMap.place/explain/append/remove`, save/load).
+- `semantic_map`: the map itself (`layout`, `SemanticMap.place/explain/append/remove/grow`).
+- `affinities`: its maths (bandwidths, t-SNE affinities, the place/explain objectives) on arrays.
+- `store`: a map's files (save/load) and its versioned publishing (`publish_grown`).
 - `corpus`: a corpus's map from its papers' texts, the one path the CLI and the pipeline share.
 - `explain`: a map position in words, through decoders.
 - `render`: a PNG of a map.

@@ -1,54 +1,27 @@
-"""The map itself: aspect-weighted t-SNE layout, placing new points, explaining any 2-D position.
+"""The map itself: an aspect-weighted t-SNE layout (`layout`) on which points are placed, explained, added and removed.
 
-The distance between two papers is `d = Σ_a α_a (1 − cos_a)` (SemCSE-Multi §6.2); high-dimensional
-affinities use `exp(−d² β_i)` as in A.9. openTSNE optimises the layout from affinities we compute
-ourselves, because placing and explaining need the same per-point quantities (precision β_j and
-row normaliser S_j of every map point) that a library keeps private.
-
-- **place**: the new point's affinities to the fixed map define a 2-D objective (the exact t-SNE KL
-  restricted to the new coordinate: attraction to its neighbours, repulsion through the global
-  normaliser Z), started at the mean position of its 5 nearest neighbours in embedding space.
-- **explain**: for a chosen 2-D position, optimise an embedding `e = μ + zC` in the top-20 principal
-  components so that its affinities to the map match that position (A.10), started at the mean
-  embedding of the 5 nearest map points. The fixed points' own rows are renormalised by the new
-  point; we include that to first order (per-point constant `row_kl`), which removes the trivial
-  optimum of pushing the new point away from everyone.
-- **append / remove** (a living corpus): placed points join the map with their own β, S and
-  row_kl computed against the map they were placed into, and the normaliser Z is updated by their
-  kernel terms alone. Every existing point keeps its coordinates and its statistics, so growing a
-  map costs O(new × n), never a re-layout; `relayout` is the exact (and expensive) alternative.
-
-The pipeline keeps its map as a versioned root (`semcse.versions`); `load` reads the current version.
+openTSNE lays out affinities we compute (`affinities`), because placing and explaining need every map point's
+precision β_j and row normaliser S_j, which a library keeps private. How each operation works: docs/maps.md.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from semcse import storage, versions
+from semcse.maps import affinities, store
 from semcse.models.aspects import aspect_weights
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 MIN_POINTS = 4
-_EPS = 1e-12
 # [new points × map points] entries per block when placing or updating many points (float64 intermediates)
 _BLOCK_ENTRIES = 2_000_000
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
-    return x / np.clip(np.linalg.norm(x, axis=-1, keepdims=True), _EPS, None)
 
 
 @dataclass
@@ -63,106 +36,6 @@ class Pca:
         mean = x.mean(0)
         _, _, vt = np.linalg.svd(x - mean, full_matrices=False)
         return cls(mean.astype(np.float32), vt[: min(k, len(vt))].astype(np.float32))
-
-
-def _distances(
-    query: Mapping[str, np.ndarray], units: Mapping[str, np.ndarray], weights: Mapping[str, float]
-) -> np.ndarray:
-    """[m, n] weighted cosine distances between unit-normalised query rows and map rows."""
-    out: np.ndarray | None = None
-    for aspect, alpha in weights.items():
-        if alpha > 0:
-            term = alpha * (1.0 - _unit(query[aspect]) @ units[aspect].T)
-            out = term if out is None else out + term
-    if out is None:
-        raise ValueError(f"no aspect has a positive weight: {dict(weights)}")
-    return np.clip(out, 0.0, None)
-
-
-# The largest β × (a row's nearest squared distance): exp(−700) ≈ 1e-304 is still a normal float64, so a row's S
-# never underflows to 0 (which would make its affinities, and any new point's p_{j|new}, 0/0).
-_MAX_EXPONENT = 700.0
-
-
-def _calibrate(sq: np.ndarray, perplexity: float, iterations: int = 64) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row precision β with perplexity(exp(−sq β)) = target, by vectorised bisection; returns β and S.
-
-    A row whose neighbours are all (nearly) equally far has an entropy near log(k) whatever β, above the target:
-    bisection would double β without end. β stops where β × the nearest squared distance reaches
-    `_MAX_EXPONENT`, so such a row keeps (nearly) uniform affinities instead of NaN ones.
-    """
-    target = np.log(perplexity)
-    nearest = sq.min(1, keepdims=True)
-    ceiling = _beta_ceiling(nearest[:, 0])
-    lo = np.zeros(len(sq))
-    hi = np.full(len(sq), np.inf)
-    beta = np.minimum(np.ones(len(sq)), ceiling)
-    shifted = sq - nearest  # stable exponentials; entropy is shift-invariant
-    for _ in range(iterations):
-        weights = np.exp(-shifted * beta[:, None])
-        total = weights.sum(1)
-        entropy = np.log(total) + beta * (shifted * weights).sum(1) / total
-        too_flat = entropy > target
-        lo = np.where(too_flat, beta, lo)
-        hi = np.where(too_flat, hi, beta)
-        beta = np.minimum(np.where(np.isinf(hi), beta * 2, (lo + hi) / 2), ceiling)
-    return beta, np.exp(-sq * beta[:, None]).sum(1)
-
-
-def _beta_ceiling(nearest: np.ndarray) -> np.ndarray:
-    """The largest β `_calibrate` gives a row whose nearest squared distance is `nearest` (∞ at distance 0)."""
-    ceiling = np.full(len(nearest), np.inf)
-    np.divide(_MAX_EXPONENT, nearest, out=ceiling, where=nearest > 0)
-    return ceiling
-
-
-def _calibrated_beta(sq: torch.Tensor, perplexity: float) -> torch.Tensor:
-    """β of `_calibrate`, differentiable in `sq` through the calibration (implicit function theorem).
-
-    β solves H(β, sq) = log(perplexity), H the entropy of softmax(−β sq). Its derivative is
-    dβ/dsq = −(∂H/∂sq) / (∂H/∂β) with ∂H/∂β = −β Var_p(sq). A Newton step from the (detached)
-    bisection solution has exactly this value and this gradient, so L-BFGS, whose line search
-    assumes exact gradients, sees how moving the point re-calibrates its own bandwidth.
-    """
-    beta0 = torch.as_tensor(_calibrate(sq.detach().double().numpy(), perplexity)[0], dtype=sq.dtype)
-    shifted = sq - sq.min(1, keepdim=True).values.detach()
-    p = torch.softmax(-shifted * beta0[:, None], dim=1)
-    entropy = torch.logsumexp(-shifted * beta0[:, None], dim=1) + beta0 * (p * shifted).sum(1)
-    mean = (p * shifted).sum(1, keepdim=True)
-    slope = (-beta0 * (p * (shifted - mean) ** 2).sum(1)).detach()
-    # equidistant neighbours (the entropy does not depend on β), or so nearly that β stopped at its ceiling short of
-    # the target: a Newton step from there would leap orders of magnitude, so β stays where the map's rows have it
-    ceiling = _beta_ceiling(sq.detach().double().min(1).values.numpy())
-    flat = (slope == 0) | torch.as_tensor(beta0.detach().double().numpy() >= ceiling)
-    step = (entropy - math.log(perplexity)) / torch.where(flat, torch.ones_like(slope), slope)
-    return beta0 - torch.where(flat, torch.zeros_like(step), step)
-
-
-def _neighbours(
-    units: Mapping[str, np.ndarray], weights: Mapping[str, float], k: int, chunk: int = 1024
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact k nearest neighbours (excluding self) under the weighted distance, in row chunks."""
-    n = len(next(iter(units.values())))
-    index = np.zeros((n, k), dtype=np.int64)
-    dist = np.zeros((n, k))
-    for start in range(0, n, chunk):
-        rows = slice(start, min(start + chunk, n))
-        block = _distances({a: u[rows] for a, u in units.items()}, units, weights).astype(np.float64)
-        block[np.arange(block.shape[0]), np.arange(rows.start, rows.stop)] = np.inf
-        part = np.argpartition(block, k - 1, axis=1)[:, :k]
-        index[rows] = part
-        dist[rows] = np.take_along_axis(block, part, 1)
-    return index, dist
-
-
-def _kernel_sum(coords: np.ndarray, chunk: int = 2048) -> float:
-    """Z = Σ_{k≠l} (1 + |y_k − y_l|²)^-1, the Student-t normaliser of the fixed map."""
-    total = 0.0
-    for start in range(0, len(coords), chunk):
-        block = coords[start : start + chunk]
-        sq = ((block[:, None, :] - coords[None, :, :]) ** 2).sum(-1)
-        total += float((1.0 / (1.0 + sq)).sum()) - len(block)
-    return total
 
 
 @dataclass
@@ -184,7 +57,7 @@ class SemanticMap:
     units: dict[str, np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.units = {a: _unit(e) for a, e in self.embeddings.items()}
+        self.units = {a: affinities.unit(e) for a, e in self.embeddings.items()}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -240,19 +113,6 @@ class SemanticMap:
 
     # ----- place ------------------------------------------------------------------------------------------
 
-    def _affinities(self, sq: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """p_{new,j} for m new points [m, n] from squared distances, differentiable (β included), and p_{j|new}."""
-        n = sq.shape[1]
-        k = self.k
-        near = torch.topk(sq.detach(), k, dim=1, largest=False).indices
-        near_sq = torch.gather(sq, 1, near)
-        beta = _calibrated_beta(near_sq, self.perplexity)
-        cond = torch.softmax(-near_sq * beta[:, None], dim=1)
-        p_new_given = torch.zeros_like(sq).scatter(1, near, cond)
-        v = torch.exp(-sq * torch.as_tensor(self.betas, dtype=sq.dtype))
-        p_given_new = v / (torch.as_tensor(self.row_sums, dtype=sq.dtype) + v)
-        return (p_new_given + p_given_new) / (2 * (n + 1)), p_given_new
-
     def _block(self) -> int:
         """How many new points to handle at once so that [points × map] arrays stay around `_BLOCK_ENTRIES`."""
         return max(1, _BLOCK_ENTRIES // max(len(self), 1))
@@ -260,10 +120,10 @@ class SemanticMap:
     def place(
         self, embeddings: Mapping[str, Any] | np.ndarray, steps: int = 100, init: np.ndarray | None = None
     ) -> np.ndarray:
-        """2-D coordinates [m, 2] for new points; each is placed against the fixed map independently.
+        """2-D coordinates [m, 2] for new points, each placed against the fixed map (`affinities.place_loss`).
 
-        Many points are placed in blocks (memory stays bounded on a large map; a block shares one
-        L-BFGS run, whose objective is a sum of independent per-point terms).
+        Each starts at the mean position of its `neighbours` nearest map points in embedding space. Blocks of points
+        share one L-BFGS run (a sum of independent per-point terms), so memory stays bounded on a large map.
         """
         query = self.as_aspects(embeddings)
         m = len(next(iter(query.values())))
@@ -280,19 +140,15 @@ class SemanticMap:
                     for i in starts
                 ]
             )
-        dist = _distances(query, self.units, self.active)
+        dist = affinities.distances(query, self.units, self.active)
         if init is None:
             nearest = np.argpartition(dist, min(self.neighbours, len(self)) - 1, axis=1)[:, : self.neighbours]
             init = self.coords[nearest].mean(1)
-        p, _ = self._affinities(torch.as_tensor(dist, dtype=torch.float64) ** 2)
+        sq = torch.as_tensor(dist, dtype=torch.float64) ** 2
+        p, _ = affinities.new_point_affinities(sq, self.betas, self.row_sums, self.perplexity, self.k)
         fixed = torch.as_tensor(self.coords, dtype=torch.float64)
         y = torch.tensor(np.asarray(init, dtype=np.float64).reshape(-1, 2), requires_grad=True)
-
-        def objective() -> torch.Tensor:
-            w = 1.0 / (1.0 + ((y[:, None, :] - fixed[None]) ** 2).sum(-1))
-            return (-2 * (p * torch.log(w)).sum(1) + torch.log(self.z_sum + 2 * w.sum(1))).sum()
-
-        _minimise([y], objective, steps)
+        _minimise([y], lambda: affinities.place_loss(y, p, fixed, self.z_sum), steps)
         return y.detach().numpy().astype(np.float32)
 
     # ----- explain ----------------------------------------------------------------------------------------
@@ -304,7 +160,10 @@ class SemanticMap:
         init: Mapping[str, np.ndarray] | None = None,
         margin: float = 0.1,
     ) -> dict[str, np.ndarray]:
-        """An embedding per active aspect whose t-SNE affinities put it at `point` (inside the top PCs)."""
+        """An embedding per active aspect whose t-SNE affinities put it at `point` (A.10, inside the top PCs).
+
+        It starts at the mean embedding of the `neighbours` map points nearest to `point`.
+        """
         objective = self.explain_objective(point, margin)
         y = self.check_point(point, margin)
         if init is None:
@@ -325,9 +184,8 @@ class SemanticMap:
     def explain_objective(self, point: Any, margin: float = 0.1) -> Any:
         """The objective `explain` minimises, as a function of each active aspect's PCA coordinates.
 
-        KL(P‖Q) of the map with a new point at `point`, whose affinities P follow from its embedding
-        `mean + z @ basis` per aspect (β re-calibrated, and differentiated, for every z), minus the
-        term that keeps it from being pushed away from everyone.
+        `affinities.explain_loss` of a new point at `point` whose embedding is `mean + z @ basis` per aspect
+        (its β re-calibrated, and differentiated, for every z).
         """
         y = self.check_point(point, margin)
         fixed = torch.as_tensor(self.coords, dtype=torch.float64)
@@ -347,14 +205,14 @@ class SemanticMap:
             dist = torch.zeros((), dtype=torch.float64)
             for aspect, (mean, basis, units) in spaces.items():
                 e = mean + z[aspect] @ basis
-                dist = dist + self.active[aspect] * (1.0 - units @ e / e.norm().clamp_min(_EPS))
-            p, p_given_new = self._affinities((dist.clamp_min(0.0) ** 2)[None])
-            kl = 2 * (p[0] * (torch.log(p[0].clamp_min(1e-300)) - log_q)).sum()
-            return kl - (row_weight * p_given_new[0]).sum()
+                dist = dist + self.active[aspect] * (1.0 - units @ e / e.norm().clamp_min(affinities.EPS))
+            sq = (dist.clamp_min(0.0) ** 2)[None]
+            p, p_given_new = affinities.new_point_affinities(sq, self.betas, self.row_sums, self.perplexity, self.k)
+            return affinities.explain_loss(p[0], p_given_new[0], log_q, row_weight)
 
         return objective
 
-    # ----- variants, persistence ----------------------------------------------------------------------------
+    # ----- variants, growth -------------------------------------------------------------------------------
 
     def relayout(self, weights: Mapping[str, float], iterations: int = 750, seed: int = 0) -> SemanticMap:
         """The same corpus laid out under other aspect weights (a new t-SNE run)."""
@@ -374,7 +232,9 @@ class SemanticMap:
         """This map with one point removed and the others kept in place (affinity statistics recomputed)."""
         keep = np.delete(np.arange(len(self)), index)
         units = {a: u[keep] for a, u in self.units.items()}
-        betas, row_sums, conditional = _conditionals(units, self.active, self.perplexity, min(len(keep) - 1, self.k))
+        betas, row_sums, conditional = affinities.conditionals(
+            units, self.active, self.perplexity, min(len(keep) - 1, self.k)
+        )
         return replace(
             self,
             ids=[self.ids[i] for i in keep],
@@ -383,7 +243,7 @@ class SemanticMap:
             coords=self.coords[keep],
             betas=betas,
             row_sums=row_sums,
-            **_layout_stats(conditional, self.coords[keep]),
+            **affinities.layout_stats(conditional, self.coords[keep]),
         )
 
     def append(
@@ -415,13 +275,17 @@ class SemanticMap:
         y = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
         if len(y) != len(ids) or any(len(q) != len(ids) for q in query.values()):
             raise ValueError(f"{len(ids)} ids, {len(y)} coordinates and embeddings of other lengths")
-        z_sum = self.z_sum + 2 * self._kernel_to(y) + _kernel_sum(y)
+        z_sum = self.z_sum + 2 * affinities.kernel_to(y, self.coords, self._block()) + affinities.kernel_sum(y)
         betas: list[np.ndarray] = []
         row_sums: list[np.ndarray] = []
         row_kl: list[np.ndarray] = []
         for start in range(0, len(ids), self._block()):
             rows = slice(start, start + self._block())
-            stats = self._new_point_stats({a: q[rows] for a, q in query.items()}, y[rows], z_sum)
+            block = {a: q[rows] for a, q in query.items()}
+            sq = affinities.distances(block, self.units, self.active).astype(np.float64) ** 2
+            stats = affinities.new_point_stats(
+                sq, y[rows], self.coords, self.betas, self.row_sums, self.perplexity, self.k, z_sum
+            )
             for out, values in zip((betas, row_sums, row_kl), stats):
                 out.append(values)
         if self.labels is None and labels is not None:
@@ -461,67 +325,26 @@ class SemanticMap:
             row_sums=self.row_sums[keep],
             row_kl=self.row_kl[keep],
         )
-        smaller.z_sum = float(self.z_sum - 2 * smaller._kernel_to(gone) - _kernel_sum(gone))
+        smaller.z_sum = float(
+            self.z_sum - 2 * affinities.kernel_to(gone, smaller.coords, smaller._block()) - affinities.kernel_sum(gone)
+        )
         return smaller
 
-    @classmethod
-    def publish_grown(
-        cls,
-        root: str,
-        tag: str,
+    def grow(
+        self,
         ids: list[str],
-        vectors: Callable[[], Mapping[str, np.ndarray]],
-        place_steps: int,
+        embeddings: Mapping[str, Any] | np.ndarray,
+        steps: int,
         labels: list[str] | None = None,
         replaced: Sequence[str] = (),
-    ) -> tuple[str, SemanticMap]:
-        """Publish the current version of the versioned map `root`, less `replaced` papers, with the papers
-        `ids` placed into it (`place`: every old point keeps its coordinates) and appended, as a new version
-        tagged `tag`; its name and the grown map.
-
-        Once per tag (`versions.publish(once=True)`): a rerun after the new version became current
-        places nothing and returns the current map.
-        """
-        grown: list[SemanticMap] = []
-
-        def write(directory: Path) -> None:
-            semantic_map = cls.load(root)
-            gone = [p for p in replaced if p in set(semantic_map.ids)]
-            if gone:
-                semantic_map = semantic_map.remove(gone)
-            added = vectors()
-            log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
-            coords = semantic_map.place(added, steps=place_steps)
-            kept_labels = labels if semantic_map.labels is not None else None
-            grown.append(semantic_map.append(ids, added, coords, kept_labels))
-            grown[0].save(directory)
-
-        version, fresh = versions.publish(root, tag, write, once=True)
-        return version, grown[0] if fresh else cls.load(root)
-
-    def _kernel_to(self, y: np.ndarray) -> float:
-        """Σ over new points y and map points j of (1 + |y − y_j|²)^-1."""
-        total = 0.0
-        for start in range(0, len(y), self._block()):
-            block = y[start : start + self._block()]
-            total += float((1.0 / (1.0 + ((block[:, None, :] - self.coords[None]) ** 2).sum(-1))).sum())
-        return total
-
-    def _new_point_stats(
-        self, query: Mapping[str, np.ndarray], y: np.ndarray, z_sum: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """β, S and row_kl of new points at `y`, from their k nearest map points (as `layout` computes them)."""
-        sq = _distances(query, self.units, self.active).astype(np.float64) ** 2
-        near = np.argpartition(sq, self.k - 1, axis=1)[:, : self.k]
-        near_sq = np.take_along_axis(sq, near, 1)
-        betas, row_sums = _calibrate(near_sq, self.perplexity)
-        given_new = np.exp(-near_sq * betas[:, None]) / row_sums[:, None]
-        v = np.exp(-near_sq * self.betas[near])
-        new_given = v / (self.row_sums[near] + v)
-        joint = (given_new + new_given) / (2 * (len(self) + 1))
-        log_q = -np.log1p(((y[:, None, :] - self.coords[near]) ** 2).sum(-1)) - np.log(z_sum)
-        row_kl = (given_new * (np.log(np.clip(joint, 1e-300, None)) - log_q)).sum(1)
-        return betas, row_sums, row_kl
+    ) -> SemanticMap:
+        """This map less the `replaced` points it has, plus the points `ids` placed (`place`) and appended (with
+        their `labels` where the map has labels)."""
+        gone = [p for p in replaced if p in set(self.ids)]
+        semantic_map = self.remove(gone) if gone else self
+        log.info("placing %d papers into the map of %d", len(ids), len(semantic_map))
+        coords = semantic_map.place(embeddings, steps=steps)
+        return semantic_map.append(ids, embeddings, coords, labels if semantic_map.labels is not None else None)
 
     def nearest(self, coords: np.ndarray, k: int, among: np.ndarray | None = None) -> np.ndarray:
         """Rows [m, k] of the map points (only rows `among`, if given) nearest to each 2-D position, nearest first."""
@@ -540,81 +363,11 @@ class SemanticMap:
             out[start : start + len(block)] = rows[np.take_along_axis(part, order, 1)]
         return out
 
-    def save(self, location: str | Path) -> str:
-        """A directory a web service can load (map.json, points.parquet, embeddings.npz, pca.npz) at `location`,
-        a path or a storage URI."""
-        with storage.staged(location) as path:
-            self._write(path)
-        return str(location)
-
-    def _write(self, path: Path) -> None:
-        import pandas as pd
-
-        meta = {
-            "format": FORMAT_VERSION,
-            "aspects": self.aspects,
-            "weights": self.weights,
-            "perplexity": self.perplexity,
-            "z_sum": self.z_sum,
-            "neighbours": self.neighbours,
-            "points": len(self),
-        }
-        (path / "map.json").write_text(json.dumps(meta, indent=2))
-        pd.DataFrame(
-            {
-                "id": self.ids,
-                "label": self.labels if self.labels is not None else [None] * len(self),
-                "x": self.coords[:, 0],
-                "y": self.coords[:, 1],
-                "beta": self.betas,
-                "row_sum": self.row_sums,
-                "row_kl": self.row_kl,
-            }
-        ).to_parquet(path / "points.parquet", index=False)
-        arrays: dict[str, Any] = {f"a{i}": self.embeddings[a] for i, a in enumerate(self.aspects)}
-        np.savez(path / "embeddings.npz", **arrays)
-        pcas: dict[str, Any] = {}
-        for i, a in enumerate(self.aspects):
-            pcas[f"mean{i}"], pcas[f"components{i}"] = self.pca[a].mean, self.pca[a].components
-        np.savez(path / "pca.npz", **pcas)
-
-    @staticmethod
-    def manifest(location: str | Path) -> dict[str, Any]:
-        """A saved map's `map.json` (aspects, weights, number of points) without loading the map."""
-        meta = storage.join(versions.resolve(location), "map.json")
-        if not storage.is_file(meta):
-            raise FileNotFoundError(f"{location} is not a saved map: map.json is missing")
-        return dict(storage.read_json(meta))
-
-    @classmethod
-    def load(cls, location: str | Path) -> SemanticMap:
-        """A saved map (a directory or a storage URI, fetched once per node), or the current version of a root."""
-        import pandas as pd
-
-        resolved = versions.resolve(location)
-        meta = cls.manifest(resolved)
-        path = storage.local_copy(resolved)
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(f"{path}: map format {meta.get('format')} is not supported (expected {FORMAT_VERSION})")
-        points = pd.read_parquet(path / "points.parquet")
-        stored = np.load(path / "embeddings.npz")
-        pcas = np.load(path / "pca.npz")
-        aspects = meta["aspects"]
-        labels = points["label"]
-        return cls(
-            ids=[str(i) for i in points["id"]],
-            embeddings={a: stored[f"a{i}"] for i, a in enumerate(aspects)},
-            weights={a: float(w) for a, w in meta["weights"].items()},
-            coords=np.array(points[["x", "y"]].to_numpy(np.float64)),
-            perplexity=float(meta["perplexity"]),
-            betas=points["beta"].to_numpy(np.float64, copy=True),
-            row_sums=points["row_sum"].to_numpy(np.float64, copy=True),
-            row_kl=points["row_kl"].to_numpy(np.float64, copy=True),
-            z_sum=float(meta["z_sum"]),
-            pca={a: Pca(pcas[f"mean{i}"], pcas[f"components{i}"]) for i, a in enumerate(aspects)},
-            labels=None if labels.isna().all() else [str(x) for x in labels],
-            neighbours=int(meta["neighbours"]),
-        )
+    # the file format and versioned publishing live in `store`
+    save = store.save
+    manifest = staticmethod(store.manifest)
+    load = staticmethod(store.load)
+    publish_grown = staticmethod(store.publish_grown)
 
 
 def _minimise(params: list[torch.Tensor], objective: Any, steps: int) -> None:
@@ -630,37 +383,6 @@ def _minimise(params: list[torch.Tensor], objective: Any, steps: int) -> None:
     optimizer.step(closure)
 
 
-def _conditionals(
-    units: Mapping[str, np.ndarray], weights: Mapping[str, float], perplexity: float, k: int
-) -> tuple[np.ndarray, np.ndarray, Any]:
-    """β and S of every point and the sparse conditional affinities p_{j|i} over its k nearest neighbours."""
-    from scipy import sparse
-
-    n = len(next(iter(units.values())))
-    index, dist = _neighbours(units, weights, k)
-    sq = dist**2
-    betas, row_sums = _calibrate(sq, perplexity)
-    cond = np.exp(-sq * betas[:, None]) / row_sums[:, None]
-    conditional = sparse.csr_matrix((cond.ravel(), (np.repeat(np.arange(n), k), index.ravel())), shape=(n, n))
-    return betas, row_sums, conditional
-
-
-def _joint(conditional: Any) -> Any:
-    return (conditional + conditional.T) / (2 * conditional.shape[0])
-
-
-def _layout_stats(conditional: Any, coords: np.ndarray) -> dict[str, Any]:
-    """Z and row_kl_j = Σ_i p_{i|j} log(p_ij / q_ij): the first-order effect of renormalising row j."""
-    z_sum = _kernel_sum(coords)
-    coo = conditional.tocoo()
-    sq = ((coords[coo.row] - coords[coo.col]) ** 2).sum(1)
-    log_q = -np.log1p(sq) - np.log(z_sum)
-    p_joint = np.asarray(_joint(conditional)[coo.row, coo.col]).ravel()
-    terms = coo.data * (np.log(np.clip(p_joint, 1e-300, None)) - log_q)
-    row_kl = np.bincount(coo.row, weights=terms, minlength=conditional.shape[0])
-    return {"z_sum": z_sum, "row_kl": row_kl}
-
-
 def _pca_init(units: Mapping[str, np.ndarray], alpha: Mapping[str, float]) -> np.ndarray:
     """PCA of the weighted concatenation `[√α_a û_a]` (whose squared distances are 2d), scaled as openTSNE advises.
 
@@ -668,8 +390,8 @@ def _pca_init(units: Mapping[str, np.ndarray], alpha: Mapping[str, float]) -> np
     """
     from openTSNE.initialization import rescale
 
-    joint = np.concatenate([np.sqrt(w) * units[a] for a, w in alpha.items() if w > 0], axis=1)
-    centred = joint - joint.mean(0)
+    stacked = np.concatenate([np.sqrt(w) * units[a] for a, w in alpha.items() if w > 0], axis=1)
+    centred = stacked - stacked.mean(0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     return rescale(centred @ vt[:2].T)
 
@@ -709,14 +431,15 @@ def layout(
         raise ValueError(f"{len(labels)} labels for {n} points")
     alpha = aspect_weights(weights, list(arrays))
     perplexity = float(min(perplexity, (n - 1) / 3))
-    units = {a: _unit(e) for a, e in arrays.items()}
-    betas, row_sums, conditional = _conditionals(
+    units = {a: affinities.unit(e) for a, e in arrays.items()}
+    betas, row_sums, conditional = affinities.conditionals(
         units, {a: w for a, w in alpha.items() if w > 0}, perplexity, min(n - 1, int(3 * perplexity))
     )
     tsne = TSNE(n_components=2, n_iter=iterations, random_state=seed, n_jobs=1)
     start = _pca_init(units, alpha)
     coords = np.asarray(
-        tsne.fit(affinities=PrecomputedAffinities(_joint(conditional)), initialization=start), dtype=np.float64
+        tsne.fit(affinities=PrecomputedAffinities(affinities.joint(conditional)), initialization=start),
+        dtype=np.float64,
     )
     return SemanticMap(
         ids=[str(i) for i in ids],
@@ -729,5 +452,5 @@ def layout(
         pca={a: Pca.fit(e, pca_components) for a, e in arrays.items()},
         labels=None if labels is None else [str(x) for x in labels],
         neighbours=neighbours,
-        **_layout_stats(conditional, coords),
+        **affinities.layout_stats(conditional, coords),
     )

@@ -38,6 +38,7 @@ def test_once_skips_a_tag_that_is_already_current_but_a_build_republishes(tmp_pa
     name, fresh = versions.publish(root, "add-abc", _writer("two"), once=True)
     again, fresh_again = versions.publish(root, "add-abc", _writer("never written"), once=True)
     assert fresh and not fresh_again and again == name
+    assert versions.published(root, "add-abc") == name and versions.published(root, "build") is None
     assert (Path(versions.resolve(root)) / "payload.txt").read_text() == "two"
     rebuilt, fresh = versions.publish(root, "build", _writer("rebuilt"))
     assert fresh and rebuilt == "0003-build"

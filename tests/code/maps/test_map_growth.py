@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from semcse.maps import semantic_map as maps
-from semcse.maps.semantic_map import _conditionals, _kernel_sum
+from semcse.maps.affinities import conditionals, kernel_sum
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
@@ -25,13 +25,13 @@ def test_appending_keeps_every_old_point_and_updates_the_normaliser_exactly(topi
     np.testing.assert_array_equal(grown.coords[:n], topic_map.coords)
     for name in ("betas", "row_sums", "row_kl"):
         np.testing.assert_array_equal(getattr(grown, name)[:n], getattr(topic_map, name))
-    assert grown.z_sum == pytest.approx(_kernel_sum(grown.coords), rel=1e-9)
+    assert grown.z_sum == pytest.approx(kernel_sum(grown.coords), rel=1e-9)
     assert all(np.isfinite(getattr(grown, name)[-1]) for name in ("betas", "row_sums", "row_kl"))
 
 
 def test_a_new_points_bandwidth_is_the_one_a_layout_would_calibrate(topic_map, grown):
     """Its k nearest points are old ones, so its β and S equal those of a full calibration of the grown map."""
-    betas, row_sums, _ = _conditionals(grown.units, grown.active, grown.perplexity, topic_map.k)
+    betas, row_sums, _ = conditionals(grown.units, grown.active, grown.perplexity, topic_map.k)
     assert grown.betas[-1] == pytest.approx(betas[-1], rel=1e-4)  # float32 distances, computed in another order
     assert grown.row_sums[-1] == pytest.approx(row_sums[-1], rel=1e-4)
 
@@ -48,7 +48,7 @@ def test_removing_points_keeps_the_rest_in_place(grown, topic_map):
     keep = [i for i in range(len(topic_map)) if i != 5]
     np.testing.assert_array_equal(smaller.coords, topic_map.coords[keep])
     assert smaller.ids == [topic_map.ids[i] for i in keep]
-    assert smaller.z_sum == pytest.approx(_kernel_sum(smaller.coords), rel=1e-9)
+    assert smaller.z_sum == pytest.approx(kernel_sum(smaller.coords), rel=1e-9)
     with pytest.raises(ValueError, match="not on this map"):
         grown.remove(["nobody"])
 

@@ -134,12 +134,12 @@ def test_equally_far_neighbours_get_uniform_affinities_not_nan():
     # (a Newton step from the ceiling leapt 190,000-fold, with gradients of 1e7)
     import torch
 
-    from semcse.maps.semantic_map import _calibrate, _calibrated_beta
+    from semcse.maps.affinities import calibrate, calibrated_beta
 
     sq = torch.tensor(1 + 1e-5 * np.random.default_rng(0).random((1, 15)), requires_grad=True)
-    beta = _calibrated_beta(sq, 5.0)
+    beta = calibrated_beta(sq, 5.0)
     beta.sum().backward()
-    assert beta.item() == pytest.approx(_calibrate(sq.detach().numpy(), 5.0)[0][0]) and sq.grad is not None
+    assert beta.item() == pytest.approx(calibrate(sq.detach().numpy(), 5.0)[0][0]) and sq.grad is not None
     assert torch.isfinite(sq.grad).all() and sq.grad.abs().max() < 1.0
 
 
@@ -166,12 +166,16 @@ def test_affinity_gradients_include_the_bandwidth_calibration(topic_map):
     """
     import torch
 
+    from semcse.maps.affinities import new_point_affinities
+
     rng = np.random.default_rng(0)
     sq = torch.tensor(rng.uniform(0.05, 1.0, size=(1, len(topic_map))), dtype=torch.float64, requires_grad=True)
     weights = torch.tensor(rng.normal(size=(1, len(topic_map))), dtype=torch.float64)
 
     def objective(x: torch.Tensor) -> torch.Tensor:
-        p, p_given_new = topic_map._affinities(x)
+        p, p_given_new = new_point_affinities(
+            x, topic_map.betas, topic_map.row_sums, topic_map.perplexity, topic_map.k
+        )
         return (weights * p).sum() + (weights * p_given_new).sum()
 
     assert torch.autograd.gradcheck(objective, (sq,), eps=1e-7, atol=1e-8, rtol=1e-5)
