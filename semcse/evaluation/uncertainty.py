@@ -112,10 +112,6 @@ class Bootstrap:
         for start in range(0, self.resamples, CHUNK):
             yield rng.integers(0, items, size=(min(CHUNK, self.resamples - start), items))
 
-    def draws(self, task: str, items: int) -> np.ndarray:
-        """The [draws, items] index draws of a task: those `mean` uses."""
-        return np.concatenate(list(self._chunks(task, items)))
-
     @property
     def counts(self) -> np.ndarray:
         """[resamples, units]: how often each unit was drawn in each draw of the units (computed once)."""

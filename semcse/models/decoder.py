@@ -331,12 +331,3 @@ class DecoderExamples:
             {"id": i, "embedding": e.astype(np.float32), "summaries": list(s)}
             for i, e, s in zip(self.ids, self.embeddings, self.summaries)
         ]
-
-    @classmethod
-    def from_rows(cls, rows: list[dict[str, Any]], dim: int) -> DecoderExamples:
-        embeddings = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows]) if rows else None
-        return cls(
-            [str(r["id"]) for r in rows],
-            embeddings if embeddings is not None else np.zeros((0, dim), np.float32),
-            [[str(t) for t in r["summaries"]] for r in rows],
-        )

@@ -8,7 +8,6 @@ import pytest
 
 from semcse.data.generated import summaries_by_id
 from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
-from semcse.models.decoder import DecoderExamples
 from semcse.training.decoder import build_examples
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
@@ -113,8 +112,3 @@ def test_examples_average_applicable_summaries_per_abstract():
     with pytest.raises(ValueError, match="no applicable summaries"):
         build_examples({}, lambda batch: np.zeros((0, 2)))
 
-
-def test_examples_survive_the_ray_row_format(decoder_examples):
-    back = DecoderExamples.from_rows(decoder_examples.rows(), 16)
-    assert back.ids == decoder_examples.ids and back.summaries == decoder_examples.summaries
-    np.testing.assert_array_equal(back.embeddings, decoder_examples.embeddings)

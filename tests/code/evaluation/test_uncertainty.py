@@ -16,13 +16,18 @@ from semcse.evaluation.uncertainty import (
 
 
 def test_draws_depend_on_task_and_size_only():
+    values = np.random.default_rng(0).normal(size=50)
+
+    def replicates(bootstrap: Bootstrap, task: str) -> np.ndarray:
+        return bootstrap.mean(task, values).replicates
+
     bootstrap = Bootstrap(200, seed=3)
-    assert np.array_equal(bootstrap.draws("half_half", 50), Bootstrap(200, seed=3).draws("half_half", 50))
-    assert not np.array_equal(bootstrap.draws("half_half", 50), bootstrap.draws("title_abstract", 50))
-    assert not np.array_equal(bootstrap.draws("half_half", 50), Bootstrap(200, seed=4).draws("half_half", 50))
-    assert bootstrap.draws("x", 7).shape == (200, 7)
+    assert np.array_equal(replicates(bootstrap, "half_half"), replicates(Bootstrap(200, seed=3), "half_half"))
+    assert not np.array_equal(replicates(bootstrap, "half_half"), replicates(bootstrap, "title_abstract"))
+    assert not np.array_equal(replicates(bootstrap, "half_half"), replicates(Bootstrap(200, seed=4), "half_half"))
+    assert replicates(bootstrap, "x").shape == (200,)
     with pytest.raises(ValueError, match="no items"):
-        bootstrap.draws("x", 0)
+        bootstrap.mean("x", np.zeros(0))
     with pytest.raises(ValueError, match="at least 2"):
         Bootstrap(1)
 
@@ -87,8 +92,8 @@ def test_statistic_recomputes_on_each_draw():
     assert estimate.value == pytest.approx(4.5)
     assert len(estimate.replicates) == 300 and len(seen) == 301  # every draw, and the point on all items
     # its draws are the mean's draws: a statistic and a mean of the same task stay paired
-    assert np.array_equal(bootstrap.draws("t", 10).mean(1), bootstrap.mean("t", values).replicates)
-    assert np.allclose(np.median(values[bootstrap.draws("t", 10)], axis=1), estimate.replicates)
+    means = bootstrap.statistic("t", 10, lambda d: float(np.mean(values[d])))
+    assert np.allclose(means.replicates, bootstrap.mean("t", values).replicates)
 
 
 def test_recentred_replicates_keep_their_spread_around_the_figure():
