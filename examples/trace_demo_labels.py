@@ -1,11 +1,11 @@
 """Why `make demo` keeps the base model: which demo papers lose label agreement when trained, and to where.
 
-Half of the demo corpus's papers borrow their setting, method, second result and stakes from another
-field (`make_demo_corpus.papers` knows which; the corpus does not), while their label is their own
-field. This script embeds all its abstracts with the demo run's base and last checkpoints (step 0
-is the base model) and splits label agreement (the share of each paper's 5 nearest papers with its
-label) by single-field vs interdisciplinary papers, and for the latter counts the neighbours that
-sit in the borrowed field instead. After `make demo`:
+About half of the demo corpus's papers are interdisciplinary: each is labelled with the field whose question it
+answers and borrows its methods, data or setting from a partner field (AI-ECG screening is cardiology borrowing from
+machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script embeds all abstracts
+with the demo run's base and last checkpoints (step 0 is the base model) and splits label agreement (the share of each
+paper's 5 nearest papers with its label) by single-field vs interdisciplinary papers, and for the latter counts the
+neighbours that sit in the borrowed (partner) field instead. After `make demo`:
 
     .venv/bin/python examples/trace_demo_labels.py            # --run runs/demo
 """
@@ -51,9 +51,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5, help="neighbours per paper (evaluation.agreement_k)")
     args = parser.parse_args()
 
-    rows, borrowed = zip(*papers(COUNT, SEED), strict=True)
+    rows, topics = zip(*papers(COUNT, SEED), strict=True)
     labels = np.array([row["topic"] for row in rows])
-    borrowed = np.array(borrowed)
+    borrowed = np.array([topic.partner for topic in topics])
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}
     steps = checkpoints(args.run)
     last = max(steps)
