@@ -263,9 +263,9 @@ def test_place_a_draft_and_see_its_neighbours_and_closest_aspects(page, explorer
     assert paper in listed(page, "#draft-neighbours")[:3], "its own abstract should be among the nearest"
     # it lands in its paper's part of the map: closer to it than a fifth of the map's extent
     gap, extent = page.evaluate(
-        """id => { const s = window.explorer.state, row = s.row.get(id);
+        """id => { const s = window.explorer.state, {xs, ys} = s.layout, row = s.layout.row.get(id);
           const span = (v) => Math.max(...v) - Math.min(...v);
-          return [Math.hypot(s.draft.x - s.xs[row], s.draft.y - s.ys[row]), Math.max(span(s.xs), span(s.ys))]; }""",
+          return [Math.hypot(s.draft.x - xs[row], s.draft.y - ys[row]), Math.max(span(xs), span(ys))]; }""",
         paper,
     )
     assert gap < extent / 5, (gap, extent)
@@ -361,7 +361,7 @@ def test_a_map_served_without_search_says_so(page, apps) -> None:
     expect(page.locator("#query")).to_be_disabled()
     expect(page.locator("#query")).to_have_attribute("placeholder", re.compile("Search is not served at /search"))
     expect(page.locator("#weights-note")).to_contain_text("one embedding per paper")
-    ids = page.evaluate("() => window.explorer.state.ids")
+    ids = page.evaluate("() => window.explorer.state.layout.ids")
     click_paper(page, ids[0])
     expect(page.locator("#paper-meta")).to_have_text(ids[0])
     expect(page.locator("#paper-abstract")).to_contain_text("deploy the search app")
@@ -399,7 +399,7 @@ def test_forty_thousand_papers_paint_zoom_and_search(page, explorer) -> None:
     page.mouse.wheel(0, -700)
     expect(page.locator("#zoom-level")).not_to_have_text("1.0×")
     visible = page.evaluate(
-        """() => window.explorer.state.ids.find(id => {
+        """() => window.explorer.state.layout.ids.find(id => {
           const p = window.explorer.screenOf(id), map = document.querySelector('#map');
           const r = map.getBoundingClientRect();
           return document.elementFromPoint(r.left + p.x, r.top + p.y) === map; })"""
