@@ -4,8 +4,9 @@
 // The map app (this page's own route) gives the layout, places drafts and describes positions; the
 // search app (the route in <meta name="semcse-search">) ranks papers under the aspect weights and holds
 // their titles, abstracts, corpus columns and summaries. The modules: state.js (the state and the URL
-// that reopens a view), requests.js, geometry.js and colours.js (pure), map.js (the canvas), panels.js
-// (everything else on the page) and actions.js (what each action does).
+// that reopens a view), requests.js (talking to the apps), geometry.js and colours.js (the map's maths),
+// map.js (the canvas), panels.js (the rest of the page), actions.js (what each action does), and two
+// helpers, format.js and dom.js.
 
 import * as actions from "./actions.js";
 import { $ } from "./dom.js";
