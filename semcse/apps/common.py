@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -147,7 +147,8 @@ def bad_request(*kinds: type[Exception]) -> Iterator[None]:
 
 
 class Guard:
-    """ASGI middleware: API key on every route but health, a cap on the body size, the app root without a slash.
+    """ASGI middleware: API key on every route but health, a cap on the body size, the app root without a slash
+    (redirected to it for GET, served for POST).
 
     It reads its settings from `app.state` at request time because Serve builds the FastAPI app at
     import, before the replica knows its arguments; `configure` fills them in from `__init__`.
@@ -161,6 +162,10 @@ class Guard:
             await self.app(scope, receive, send)
             return
         if scope["path"] == scope.get("root_path") != "":
+            if scope["method"] in ("GET", "HEAD"):
+                # `GET /map` is the explorer: the page's relative URLs need the slash, so go there
+                await _to_root(scope, receive, send)
+                return
             # `POST /search` is the app's root: serve it, not a 307 redirect (which drops POST bodies).
             scope = {**scope, "path": scope["path"] + "/", "raw_path": scope["path"].encode() + b"/"}
         key: str | None = getattr(self.api.state, "api_key_sha256", None)
@@ -204,6 +209,13 @@ def _key_matches(headers: dict[str, str], key_sha256: str) -> bool:
 
 def _too_large(limit: int) -> str:
     return f"request body is larger than the limit of {limit:,} bytes"
+
+
+async def _to_root(scope: Scope, receive: Receive, send: Send) -> None:
+    """Redirect to the app's root with its slash, by a relative URL (right behind a proxy that moves the app)."""
+    query = scope.get("query_string", b"").decode("latin-1")
+    target = scope["path"].rsplit("/", 1)[-1] + "/" + (f"?{query}" if query else "")
+    await RedirectResponse(target, status_code=307)(scope, receive, send)
 
 
 async def _reply(scope: Scope, receive: Receive, send: Send, status: int, message: str, kind: str) -> None:

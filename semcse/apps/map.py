@@ -1,8 +1,15 @@
 """`map`: the literature explorer page (`GET /map/`) and the map API behind it.
 
-The page (`static/explorer.*`, one self-contained file as served: no library, no CDN) searches,
-reads papers and their neighbours through the search app (at `search_route`, the same origin) and
-draws, places and explains through this one; `semcse/apps/static/explorer.js` says what it does.
+The page (`static/explorer.html`, which loads the stylesheet and the ES modules beside it: no library, no
+CDN) searches, reads papers and their neighbours through the search app (at `search_route`, the same
+origin) and draws, places and explains through this one; `semcse/apps/static/explorer.js`, its entry
+module, says which module does what.
+
+- `GET /`: the page, asked for afresh on every load (`no-cache`), so it always names the files'
+  current version. `GET /static/<version>/<file>`: those files, cached for good (`immutable`): a
+  version is a hash of their contents, so new files come under a new URL. The page's URLs are
+  relative, so it works at whatever route the app is deployed at (the root without its slash is
+  redirected to it: see `common.Guard`).
 
 The API is stateless so any replica can answer any request: every call carries the aspect weights,
 and a replica lays the corpus out once per weighting (a small LRU cache) with a fixed seed, so all
@@ -21,6 +28,7 @@ replicas agree on the layout. New texts are placed client-side state: the page k
 
 # No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
 import asyncio
+import hashlib
 import html
 from collections import OrderedDict
 from pathlib import Path
@@ -51,19 +59,32 @@ from semcse.config import ServeConfig
 api = create_api("semcse map")
 
 
-def explorer_page(search_route: str) -> str:
-    """The explorer as one document: its stylesheet and script inlined (one request, nothing else to fetch) and
-    the search app's route filled in."""
-    static = Path(__file__).parent / "static"
-    page = (static / "explorer.html").read_text(encoding="utf-8")
-    parts = {
-        "/*STYLE*/": (static / "explorer.css").read_text(encoding="utf-8"),
-        "/*SCRIPT*/": (static / "explorer.js").read_text(encoding="utf-8"),
-        "{{SEARCH_ROUTE}}": html.escape(search_route, quote=True),
-    }
-    for marker, text in parts.items():
-        page = page.replace(marker, text)
-    return page
+STATIC = Path(__file__).parent / "static"
+STATIC_TYPES = {".js": "text/javascript", ".css": "text/css"}  # Starlette adds "; charset=utf-8"
+STATIC_CACHE = "public, max-age=31536000, immutable"
+
+
+class ExplorerFiles:
+    """The explorer's page and the files it loads (`static/*.js`, `*.css`), read once: `version` hashes the
+    files, and the page names them under it, with the search app's route filled in."""
+
+    def __init__(self, search_route: str) -> None:
+        self.files = {p.name: p.read_bytes() for p in sorted(STATIC.iterdir()) if p.suffix in STATIC_TYPES}
+        digest = hashlib.sha256()
+        for name, content in self.files.items():
+            digest.update(f"{name}\0{len(content)}\0".encode() + content)
+        self.version = digest.hexdigest()[:16]
+        page = (STATIC / "explorer.html").read_text(encoding="utf-8")
+        self.page = page.replace("{{SEARCH_ROUTE}}", html.escape(search_route, quote=True)).replace(
+            "{{VERSION}}", self.version
+        )
+
+    def file(self, version: str, name: str) -> Response:
+        if version != self.version or name not in self.files:
+            raise ApiError(404, f"the explorer has no file {version}/{name}: reload the page", "not_found_error")
+        return Response(
+            self.files[name], media_type=STATIC_TYPES[Path(name).suffix], headers={"Cache-Control": STATIC_CACHE}
+        )
 
 
 class Weighted(RequestBody):
@@ -99,7 +120,7 @@ class MapExplorer:
         self.encoder = place_model(load_encoder(required(settings, "encoder", "map")), settings)
         # the decoder is optional: without one the map is served and only "explain" is off
         self.decoders = Decoders(settings, "map") if settings.decoders else None
-        self.html = explorer_page(settings.search_route)
+        self.explorer = ExplorerFiles(settings.search_route)
 
     def _key(self, weights: dict[str, float]) -> tuple[tuple[str, float], ...]:
         total = sum(weights.values()) or 1.0
@@ -140,7 +161,11 @@ class MapExplorer:
 
     @api.get("/")
     async def page(self) -> HTMLResponse:
-        return HTMLResponse(self.html)
+        return HTMLResponse(self.explorer.page, headers={"Cache-Control": "no-cache"})
+
+    @api.get("/static/{version}/{name}")
+    async def static(self, version: str, name: str) -> Response:
+        return self.explorer.file(version, name)
 
     @api.get("/points")
     async def points(self) -> Response:

@@ -10,6 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.paths import REPO
+
+STATIC = REPO / "semcse" / "apps" / "static"
+
 
 def test_search_by_text_and_by_id(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
     first = sample_records[0]
@@ -97,11 +101,29 @@ def test_decode_and_dimension_mismatch(apps: dict[str, str], client: httpx.Clien
     assert httpx.post(apps["decode"], json={"embedding": vector}, timeout=30).status_code == 401
 
 
-def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
+def test_the_explorer_page_and_its_files(apps: dict[str, str], client: httpx.Client) -> None:
     page = client.get(f"{apps['map']}/")
     assert page.status_code == 200 and "<canvas" in page.text
+    assert page.headers["cache-control"] == "no-cache"  # asked again on every load: it names the files' version
     assert '<meta name="semcse-search" content="/search">' in page.text  # the default route of the search app
-    assert "/*SCRIPT*/" not in page.text and not re.search(r"(src|href)=\"(https?:)?//", page.text)  # nothing fetched
+    assert not re.search(r"(src|href)=\"(https?:)?//", page.text)  # nothing from another origin
+    linked = re.findall(r'(?:src|href)="(static/[^"]+)"', page.text)  # relative: the app's route comes first
+    files = sorted(["explorer.css", *(path.name for path in STATIC.glob("*.js"))])
+    assert sorted(path.rsplit("/", 1)[1] for path in linked) == files  # the entry; the modules it imports, preloaded
+    version = linked[0].split("/")[1]
+    kinds = {"explorer.css": "text/css", "explorer.js": "text/javascript", "state.js": "text/javascript"}
+    for name, kind in kinds.items():
+        served = client.get(f"{apps['map']}/static/{version}/{name}")
+        assert served.status_code == 200 and served.headers["content-type"] == f"{kind}; charset=utf-8"
+        assert served.headers["cache-control"] == "public, max-age=31536000, immutable"  # a new version, a new URL
+    for missing in ["0000/explorer.js", *(f"{version}/{name}" for name in ["explorer.html", "package.json", "x.js"])]:
+        refused = client.get(f"{apps['map']}/static/{missing}")
+        assert refused.status_code == 404 and "reload the page" in refused.json()["error"]["message"]
+    bare = client.get(apps["map"], params={"x": "1"})  # the route without its slash: to the page, whose URLs need it
+    assert bare.status_code == 307 and bare.headers["location"] == f"{apps['map'].rsplit('/', 1)[1]}/?x=1"
+
+
+def test_map_api(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]) -> None:
     saved = client.get(f"{apps['map']}/points").json()
     assert len(saved["ids"]) == len(saved["x"]) == len(saved["y"]) == len(sample_records) and saved["aspects"] == [""]
     assert set(saved["labels"]) == {r["topic"] for r in sample_records}
