@@ -323,6 +323,8 @@ SHAPED_BY: dict[str, tuple[str, ...]] = {
     "map": ("map", "pipeline.build_map", "evaluation.max_length", "evaluation.pooling"),
     "serve": ("serve", "pipeline.deploy", "pipeline.serve_config"),
 }
+
+
 def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
     """Each step's settings (`SHAPED_BY`, less those marked `config.NOT_SHAPING`) from the run config as the user gave
     it.

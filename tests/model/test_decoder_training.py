@@ -111,4 +111,3 @@ def test_examples_average_applicable_summaries_per_abstract():
     np.testing.assert_allclose(examples.embeddings, [[4.0, 1.0], [4.0, 1.0]])
     with pytest.raises(ValueError, match="no applicable summaries"):
         build_examples({}, lambda batch: np.zeros((0, 2)))
-
