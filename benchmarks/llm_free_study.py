@@ -18,9 +18,11 @@ auto where a gain can show"):
 
 Printed: each run's settings, wall time, its in-run validation change and its INAS-dev change (delivered and last
 step), the Spearman rank correlation between the two across runs, the guards of the runs checked, and the winner.
-Raw results: benchmarks/results/llm-free-study-<commit>.json. Runs are reused from `--work` by name.
+Raw results: benchmarks/results/llm-free-study-<commit>.json. Runs are reused from `--work` by name, so
+`--max-runs N` cuts the plan to the first N runs on a small machine (the report says so) and a later call with a
+larger budget goes on where it stopped.
 
-    .venv/bin/python benchmarks/llm_free_study.py --work DIR
+    .venv/bin/python benchmarks/llm_free_study.py --work DIR [--max-runs N]
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ PAIRS = {"title": "title", "crops": "crops", "mix": "crops:0.5+title:0.5", "mix-
 MERIT = "inas:label_agreement"
 GUARDS = ("ohsumed:knn_accuracy", "ohsumed:label_agreement", "cs_papers:query_paper")
 KEEPS = -0.005  # stage 1: the least point estimate of (regulariser alone − none) that keeps the gain
+
+
+class BudgetSpent(Exception):
+    """The plan's next run is beyond `--max-runs`: report on the runs made so far."""
 
 
 @dataclass
@@ -97,6 +103,8 @@ class Study:
         """Train (or reuse) one recipe and score its delivered and last-step models on INAS dev."""
         if name in self.runs:
             return self.runs[name]
+        if self.args.max_runs is not None and len(self.runs) >= self.args.max_runs:
+            raise BudgetSpent(name)
         args, run_dir = self.args, self.work / "runs" / name
         cfg = crops_config(
             run_dir,
@@ -183,6 +191,7 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-runs", type=int, default=None, help="stop the plan after this many runs and report")
     parser.add_argument("--val-size", type=int, default=256)
     parser.add_argument("--ohsumed-refs", type=int, default=2500)
     parser.add_argument("--test", type=int, default=500, help="ohsumed test papers")
@@ -192,7 +201,17 @@ def main() -> None:
     )
     args = parser.parse_args()
     study = Study(args, args.work)
+    try:
+        follow_the_plan(study)
+        complete = True
+    except BudgetSpent as spent:
+        print(f"\nstopped before run {spent} (--max-runs {args.max_runs}): the rule is applied to the runs made")
+        complete = False
+    report(study, complete)
 
+
+def follow_the_plan(study: Study) -> None:
+    """Stages 1 to 3 of the rule, in order; each run is reused from `--work` when it exists."""
     none = study.run("none", 1, OLD_AUTO | NONE)
     kept = {}
     for name, settings in REGULARISERS.items():
@@ -218,6 +237,10 @@ def main() -> None:
     for tweak, value in (("lr1e-4", {"training.learning_rate": 1e-4}), ("t0.2", {"training.temperature": 0.2})):
         study.run(f"{best.name}+{tweak}", 3, best.settings | value)
 
+
+def report(study: Study, complete: bool) -> None:
+    """Every run's table, how well validation predicts the held-out change, the guards, the winner; raw JSON."""
+    args = study.args
     ordered = sorted(study.runs.values(), key=lambda run: run.gain, reverse=True)
     winner = next((run for run in ordered if study.check_guards(run)), None)
     table = pd.DataFrame(
@@ -258,6 +281,7 @@ def main() -> None:
         "llm-free-study",
         {
             "args": vars(args),
+            "complete": complete,
             "runs": [run.__dict__ for run in ordered],
             "correlations": {k: {"rho": float(r), "p": float(p)} for k, (r, p) in correlations.items()},
             "winner": winner.name if winner else None,

@@ -30,40 +30,18 @@ ASPECT_PREFIX = "aspect:"
 MIX_SEPARATOR = "+"
 LLM_FREE = ("crops", "dropout", "title")
 
-# `--pairs auto`: what a user without an LLM trains; a recipe, so the settings it fixes apply unless the run sets
-# them itself. The pairs were chosen on validation only by the `llm-free` study at the size a 2-core machine
-# affords (crops, title and the mix at τ 0.05, lr 3e-5, 40 steps × 32, 2,000 ohsumed training abstracts;
-# docs/tune.md): the mix is the one recipe whose validation ranks beat all-MiniLM-L6-v2's. The temperature, on
-# validation too (150 steps of the mix, docs/tune.md): at the cropping paper's τ 0.05 a strong base model's loss
-# lives on its few hardest in-batch negatives, most often papers on the same topic, and every run lost validation
-# label agreement; at τ 0.2 it kept the topics but ranked pairs worse than the base; τ 0.1 ranks them better with
-# label agreement within the guard's margin. The full grid is for a GPU node. Averaging with the base, half and half
-# (WiSE-FT's default; `training.average_with_base`), is not chosen on validation, which cannot see what it protects:
-# scored on held-out data (docs/tune.md), averaged models were never significantly worse than the same models
-# unaveraged, and gave back part of what fine-tuning cost on TL;DR search and methodology similarity. The term
-# that keeps the base model's in-batch similarities, at λ 10 (`training.base_similarity_weight`), is the llm-free
-# study's rule on validation alone: the largest λ of 0, 10, 30, 100 whose runs delivered a trained step at every
-# seed (6-8; λ 30 kept the base at seed 7). On held-out data it cuts the methodology loss by about two thirds and
-# gives back most of the label-agreement gain (docs/tune.md, "Choosing λ on validation alone"). Only the upper half
-# of the layers trains (the embeddings and the lower half frozen: `UPPER_HALF`).
+# `--pairs auto`: what a user without an LLM trains; a recipe, so the settings it fixes apply unless the run sets them.
+# Chosen by the `llm-free` study on held-out expert labels where the base model is not at its ceiling, by a rule
+# written before its runs (docs/tune.md, "Choosing `auto` where a gain can show").
 AUTO: dict[str, Any] = {
-    "pairs": "crops:0.5+title:0.5",
-    "temperature": 0.1,
+    "pairs": "title",
+    "temperature": 0.05,
     "learning_rate": 3.0e-5,
-    "average_with_base": 0.5,
-    "base_similarity_weight": 10.0,
 }
 
-# Title pairs and `auto` on a pretrained encoder keep its input embeddings and lower half of the layers at the base
-# model's weights unless the run sets them: the cropping paper (section 4) found that fine-tuning moves the last
-# layers most and that training only those reaches almost the full model's quality. Held out, frozen runs kept every
-# verdict of the same runs training every layer (auto on seeds 6-8; title pairs at auto's settings and at their own,
-# seeds 3-4, where they lost less methodology) in about two thirds of the time, since autograd has nothing to reach
-# below the first trained block (docs/tune.md, "Training the upper layers only"). Crops alone at their own recipe
-# did not keep every verdict (one seed's last step turned worse on kNN, and another delivered a step held-out data
-# finds worse than the base on labels and methodology where training every layer delivered the base), so they, the
-# other mixes, `dropout` and text modes train every layer, as does an encoder trained from scratch, whose lower
-# layers hold nothing worth keeping.
+# Title pairs and `auto` on a pretrained encoder keep the input embeddings and the lower half of the layers at the
+# base model's weights unless the run sets them: the same gain in less time (the cropping paper, section 4; docs/tune.md,
+# "Choosing `auto` where a gain can show" and "Training the upper layers only").
 UPPER_HALF: dict[str, Any] = {"freeze_embeddings": True, "freeze_layers": "half"}
 UPPER_HALF_MODES = ("title",)
 

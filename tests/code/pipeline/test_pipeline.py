@@ -42,21 +42,22 @@ def test_a_steps_settings_are_what_shapes_its_outputs():
 
 
 def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp_path: Path):
-    """Adding `training.average_with_base` (default 0) must not retrain a finished crops run; `auto`, which now
-    averages, must."""
+    """Adding `training.average_with_base` (default 0) must not retrain a finished run that does not set it; a run
+    that sets it must."""
     import json
 
-    def record(pairs: str) -> str | None:
-        cfg = load_config(None, [f"run_dir={tmp_path / pairs}", f"training.pairs={pairs}"])
+    def record(name: str, *overrides: str) -> str | None:
+        cfg = load_config(None, [f"run_dir={tmp_path / name}", "training.pairs=crops", *overrides])
         earlier = step_settings(cfg)["train"]
         del earlier["training.average_with_base"]  # as a version without the setting recorded it
-        (tmp_path / pairs).mkdir()
+        (tmp_path / name).mkdir()
         state = {"format": 1, "steps": {"train": {"outputs": {}, "seconds": 1, "settings": earlier, "inputs": {}}}}
-        (tmp_path / pairs / "pipeline.json").write_text(json.dumps(state))
+        (tmp_path / name / "pipeline.json").write_text(json.dumps(state))
         return Pipeline(cfg).runner.outdated("train")
 
-    assert record("crops") is None
-    assert record("auto") == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
+    assert record("plain") is None
+    averaging = record("averaging", "training.average_with_base=0.5")
+    assert averaging == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
 
 
 def test_a_title_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path: Path):

@@ -61,7 +61,7 @@ def test_averaging_is_refused_under_zero_3() -> None:
     with pytest.raises(ValueError, match="average_with_base with ZeRO-3"):
         TrainingConfig(pairs="crops", zero_stage=3, average_with_base=0.5)
     assert TrainingConfig(pairs="crops", zero_stage=2, average_with_base=0.5).average_with_base == 0.5
-    assert TrainingConfig(pairs="auto", average_with_base=0).average_with_base == 0  # a run's own 0 beats auto's
+    assert TrainingConfig(pairs="auto", average_with_base=0.5).average_with_base == 0.5  # auto leaves a run's own
 
 
 def checkpoint_weights(run_dir: Path) -> dict[int, tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]]:

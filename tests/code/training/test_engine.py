@@ -280,7 +280,7 @@ def test_the_label_guard_is_on_when_the_corpus_names_its_labels(make_config) -> 
     )
     assert unguarded.validation.labels == () and not any("label agreement" in note for note in unguarded.notes)
     assert not any(note.startswith("candidates:") for note in prepared.notes)  # not averaging: nothing to say
-    averaged = prepare(make_config(**{"training.pairs": "auto", "corpus.label_col": "topic"}))
+    averaged = prepare(make_config(**{"training.pairs": "auto", "training.average_with_base": 0.5}))
     (candidates,) = [note for note in averaged.notes if note.startswith("candidates:")]
     assert "0.5·trained + 0.5·base" in candidates and "training.average_with_base" in candidates
     summaries = prepare(make_config())  # summaries: no LLM-free checks; no labels: said once
