@@ -164,29 +164,8 @@ ENGINE_BATCH_SIZE: dict[str, int] = {"transformers": 8, "http": 32, "vllm": 64}
 
 
 class GenerationConfig(Section):
-    """LLM text generation: which task, which engine, and sampling parameters.
-
-    `model` is a local directory (transformers, vllm) or the name the server serves (http);
-    `tokenizer` is a local tokenizer used for token counting and truncation when `model` is not a
-    local directory. `aspect_pack` is a pack name from semcse/packs/ or a YAML path.
-    `combine_settings` lets every reader of generated outputs accept a directory holding outputs
-    of several settings (two models, changed prompts); by default they refuse such a mix.
-    `max_new_tokens` unset means each task's own budget (`TASK_NEW_TOKENS`), and `temperature` unset
-    each task's own temperature (`TASK_TEMPERATURE`: a judge wants a low one, summaries a varied
-    one); `task_temperature` sets it per task and wins over `temperature`, so one run config can
-    sample aspect summaries hot and judge their abstracts cold. `seed` reaches every engine: the
-    transformers actors seed torch with it, and each vLLM sample and each http request gets a seed
-    derived from it and from the unit, prompt and retry round, so a rerun asks for the same samples
-    and a retry for new ones. `batch_size` unset means the engine's own (`ENGINE_BATCH_SIZE`): a
-    vLLM engine holds `batch_size` × 8 rows in flight (Ray's `max_concurrent_batches`), which
-    should be at least twice vLLM's `max_num_seqs` (256 on an A10G or A100, 1024 on an H100: use
-    128 there), so its scheduler never runs dry; the transformers engine pads one `generate` call
-    per batch, so small batches suit a CPU. `structured_output` constrains JSON answers (aspects,
-    judgements) to their schema on vllm and http; turn it off for a server that rejects
-    `response_format`. `retry_rejects` counts units with rejected samples (unparsable or cut-off
-    answers) as unfinished, so a rerun generates them again on purpose; units whose engine failed
-    (an http error after its retries, a vLLM error row) are never finished and are always retried.
-    """
+    """LLM text generation: which task, which engine, and sampling parameters. What each setting does:
+    docs/CONFIGURATION.md, "The `generation` section"."""
 
     task: GenerationTask = "summaries"
     engine: GenerationEngine = "transformers"
@@ -527,30 +506,8 @@ class EvaluationConfig(Section):
 
 
 class ServeConfig(Section):
-    """Arguments of every Ray Serve app (one schema for all, so `semcse serve` can override them uniformly).
-
-    Models are `models:/name@alias` references, storage URIs or local paths, and indexes and maps
-    storage URIs or paths; each replica loads them on its own node. `decoders` maps an aspect name to
-    a decoder (`""` is the single-vector aspect; a plain string means that one). `texts` is a run's
-    generated texts (the search app shows each paper's summaries from it), and `search_route` where
-    the map app's explorer page finds the search app (its `route_prefix`). The API key is read
-    from the environment variable named by `api_key_env`: `semcse serve` reads it and hands every
-    replica its SHA-256 (`api_key_sha256`), so replicas on any node check keys while the key itself
-    stays out of configs and the Serve dashboard; a replica without a digest reads the variable from
-    its own environment. Without a key, `host` must be a loopback address unless `no_auth` says that
-    an open service is meant (`semcse serve --no-auth`).
-    A replica gathers up to `max_batch_size` texts from concurrent requests and runs them through the
-    model `inference_batch_size` at a time, sorted by length, so short texts are not padded to the
-    longest one in the gather (what infinity-emb does too). `device` places the encoder on a GPU
-    (`auto`: when the replica has one, i.e. `num_gpus` in its `ray_actor_options`), `dtype` its
-    inference precision there (float16/bfloat16 halve memory and time on GPUs; vectors are returned
-    as float32 either way; CPUs stay float32).
-    On a CPU the embed replica deals each pooled batch out to `encode_lanes` threads, each running its
-    share through a single-threaded forward pass (default: one lane per torch thread, i.e. per
-    reserved CPU). A multi-threaded pass waits at every operator's barrier for its slowest thread,
-    and on a busy replica (HTTP handling, the Serve proxy beside it) some thread is always preempted
-    (docs/BENCHMARKS.md, the serving row). GPUs default to one lane.
-    """
+    """Arguments of every Ray Serve app, one schema for all so `semcse serve` overrides them alike. What each
+    setting does: docs/CONFIGURATION.md, "The `serve` section"."""
 
     host: str = "127.0.0.1"
     port: int = Field(8000, gt=0, lt=65536)

@@ -40,8 +40,8 @@ AUTO: dict[str, Any] = {
 }
 
 # Title pairs and `auto` on a pretrained encoder keep the input embeddings and the lower half of the layers at the
-# base model's weights unless the run sets them: the same gain in less time (the cropping paper, section 4; docs/tune.md,
-# "Choosing `auto` where a gain can show" and "Training the upper layers only").
+# base model's weights unless the run sets them: the same gain in less time (the cropping paper, section 4;
+# docs/tune.md, "Choosing `auto` where a gain can show" and "Training the upper layers only").
 UPPER_HALF: dict[str, Any] = {"freeze_embeddings": True, "freeze_layers": "half"}
 UPPER_HALF_MODES = ("title",)
 

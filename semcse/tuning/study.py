@@ -102,10 +102,7 @@ class Study(BaseModel):
     validation cannot see: the most regularised recipe that still shows a gain validation can. Searched parameters
     named in `replicates` (e.g. `training.seed`) repeat one recipe: a recipe's metric is the mean over its runs,
     and under `prefer` it counts as delivering only when every run did, so a setting at the edge of what
-    validation can tell from the base is not chosen on one lucky seed. `llm-free` prefers
-    the largest weight on the term that keeps the base model's similarities (`training.base_similarity_weight`):
-    validation's score only sees what the pairs train, and rewards the weight 0 that moves furthest from the base
-    (docs/tune.md).
+    validation can tell from the base is not chosen on one lucky seed.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -1,5 +1,5 @@
 """How a study chooses its winner: the best validation metric, or with `prefer` the most regularised trial that still
-delivered a trained step (the parsimony rule the llm-free study uses for λ)."""
+delivered a trained step (the parsimony rule `prefer` names)."""
 
 from __future__ import annotations
 
