@@ -42,8 +42,17 @@ pytest_plugins = [
 ]
 
 
+FILE_SECONDS: dict[str, float] = {}  # setup, call and teardown by test file; a session fixture's setup counts for
+# the first file that uses it
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[RAY_TRAIN_RUNS] = set()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = report.nodeid.split("::", 1)[0]
+    FILE_SECONDS[path] = FILE_SECONDS.get(path, 0.0) + report.duration
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -60,6 +69,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     terminalreporter.write_line(
         f"Ray Train runs in this session: {len(runs)}" + (f" ({', '.join(runs)})" if runs else "")
     )
+    by_file = sorted(FILE_SECONDS.items(), key=lambda item: item[1], reverse=True)
+    terminalreporter.write_line("seconds by test file: " + ", ".join(f"{path} {sec:.0f}" for path, sec in by_file))
 
 
 @pytest.fixture(scope="session")
