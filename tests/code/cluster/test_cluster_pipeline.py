@@ -111,6 +111,7 @@ def test_pipeline_resumed_from_the_bucket_writes_only_there_and_serves_from_work
     multinode: Multinode,
     tmp_path: Path,
     request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The whole job dies while it trains (the driver is killed, its workers with it); resubmitted, the pipeline skips
     the steps it finished and training resumes from the checkpoint in the bucket instead of starting over. The suite's
@@ -152,6 +153,8 @@ def test_pipeline_resumed_from_the_bucket_writes_only_there_and_serves_from_work
     }
     (driver / "run.yaml").write_text(yaml.safe_dump(config))
     env = _driver_env(s3, mlflow_server, multinode) | {"SEMCSE_API_KEY": API_KEY}
+    for name, value in s3.env.items():  # this process reads the bucket's checkpoints too
+        monkeypatch.setenv(name, value)
     started = time.time()
     command = [*SEMCSE, "pipeline", "--config", "run.yaml"]
     first = subprocess.Popen(
