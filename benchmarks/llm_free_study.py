@@ -278,7 +278,7 @@ def report(study: Study, complete: bool) -> None:
     for which, (rho, p) in correlations.items():
         print(f"Spearman(validation change, INAS kNN@5 change), {which}: {rho:+.3f} (p {p:.3f}, {len(table)} runs)")
     for run in ordered:
-        if run.guards:
+        if any("figure" in row for row in run.guards):
             print(f"guards of {run.name}: {table.set_index('run').loc[run.name, 'guards']}")
     if not args.guards:
         print(f"\nlargest gain, guards not scored (--no-guards): {ordered[0].name} {ordered[0].settings}")
