@@ -1,9 +1,9 @@
-"""Why `make demo` keeps the base model: which demo papers lose label agreement when trained, and to where.
+"""Which demo papers a trained model moves: label agreement by kind of paper, and neighbours in the borrowed field.
 
 About half of the demo corpus's papers are interdisciplinary: each is labelled with the field whose question it
 answers and borrows its methods, data or setting from a partner field (AI-ECG screening is cardiology borrowing from
 machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script embeds all abstracts
-with the demo run's base and last checkpoints (step 0 is the base model) and splits label agreement (the share of each
+with the demo's base model (step 0) and the run's last kept checkpoint and splits label agreement (the share of each
 paper's 5 nearest papers with its label) by single-field vs interdisciplinary papers, and for the latter counts the
 neighbours that sit in the borrowed (partner) field instead. After `make demo`:
 
@@ -23,20 +23,16 @@ from semcse.models.unified import load_encoder
 from semcse.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "jobs"))
+from demo import bundled_minilm  # noqa: E402  (the demo job's base model)
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
 def checkpoints(run: Path) -> dict[int, Path]:
-    """The run's kept checkpoints' models by step; step 0 (the base model) stays only in a run that delivered
-    nothing."""
+    """The run's kept checkpoints' models by step (step 0, the base model, only in a run that delivered nothing)."""
     found = persisted_models(run / "ray")
-    if not found:
-        raise SystemExit(f"{run}: no training checkpoints under {run}/ray; run `make demo` first")
-    if 0 not in found or len(found) < 2:
-        raise SystemExit(
-            f"{run}: the trace compares the base model (step 0) with the last trained step, and this run kept "
-            f"steps {sorted(found)} (step 0 is kept only while no trained step beats it)"
-        )
+    if not any(step > 0 for step in found):
+        raise SystemExit(f"{run}: no trained checkpoint under {run}/ray; run `make demo` first")
     return found
 
 
@@ -57,7 +53,9 @@ def main() -> None:
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}
     steps = checkpoints(args.run)
     last = max(steps)
-    near = {step: labels[neighbours(steps[step], [row["abstract"] for row in rows], args.k)] for step in (0, last)}
+    models = {0: Path(bundled_minilm()), last: steps[last]}  # the demo's base model, and its last kept step
+    abstracts = [row["abstract"] for row in rows]
+    near = {step: labels[neighbours(model, abstracts, args.k)] for step, model in models.items()}
 
     print(f"label agreement of {len(rows)} demo abstracts ({args.k} nearest), step 0 (base) → step {last}:")
     for name, members in groups.items():

@@ -63,7 +63,7 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert f"--map {run}/map" in output and "http://127.0.0.1:8000/map/" in output  # they open the explorer
     assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir() and (run / "map").is_dir()
 
-    # the README's trace of why the demo keeps the base model runs on what the demo left behind
+    # the README's trace of which papers training moves runs on what the demo left behind
     trace = subprocess.run(
         [sys.executable, "examples/trace_demo_labels.py", "--run", str(run)], cwd=REPO, capture_output=True, text=True
     )
