@@ -3,9 +3,9 @@
 About half of the demo corpus's papers are interdisciplinary: each is labelled with the field whose question it
 answers and borrows its methods, data or setting from a partner field (AI-ECG screening is cardiology borrowing from
 machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script embeds all abstracts
-with the demo's base model (step 0) and the run's last kept checkpoint and splits label agreement (the share of each
-paper's 5 nearest papers with its label) by single-field vs interdisciplinary papers, and for the latter counts the
-neighbours that sit in the borrowed (partner) field instead. After `make demo`:
+with the base model the run trained from (step 0) and its last kept checkpoint and splits label agreement (the
+share of each paper's 5 nearest papers with its label) by single-field vs interdisciplinary papers, and for the
+latter counts the neighbours that sit in the borrowed (partner) field instead. After `make demo`:
 
     .venv/bin/python examples/trace_demo_labels.py            # --run runs/demo
 """
@@ -20,11 +20,10 @@ import numpy as np
 
 from semcse.evaluation.metrics import label_agreements, nearest_others
 from semcse.models.unified import load_encoder
+from semcse.steps import StepState
 from semcse.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "jobs"))
-from demo import bundled_minilm  # noqa: E402  (the demo job's base model)
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
@@ -53,7 +52,8 @@ def main() -> None:
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}
     steps = checkpoints(args.run)
     last = max(steps)
-    models = {0: Path(bundled_minilm()), last: steps[last]}  # the demo's base model, and its last kept step
+    base = StepState.load(str(args.run)).steps["train"]["settings"]["training.base_model"]  # what the run trained from
+    models = {0: Path(base), last: steps[last]}
     abstracts = [row["abstract"] for row in rows]
     near = {step: labels[neighbours(model, abstracts, args.k)] for step, model in models.items()}
 
