@@ -488,7 +488,7 @@ class EvaluationConfig(Section):
     batch_size: Annotated[int, NOT_SHAPING] = Field(64, gt=0)
     max_length: int = Field(256, gt=0)
     pooling: Literal["cls", "mean", "last"] = "mean"
-    actors: Annotated[int, NOT_SHAPING] = Field(1, gt=0)
+    actors: Annotated[int | None, NOT_SHAPING] = Field(None, gt=0)
     cpus_per_actor: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
     gpus_per_actor: Annotated[float, NOT_SHAPING] = Field(0.0, ge=0)
     shard_rows: Annotated[int, NOT_SHAPING] = Field(1024, gt=0)

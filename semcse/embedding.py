@@ -86,12 +86,14 @@ def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: s
 class _EmbedActor:
     """A Ray Data actor: loads the model once, then turns batches of (shard, id, text) into vectors."""
 
-    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str) -> None:
+    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str, threads: int) -> None:
         import torch
 
         self.model = load_model(spec, max_length, default_pooling)
         if torch.cuda.is_available() and isinstance(self.model, torch.nn.Module):
             self.model.to("cuda")
+        else:
+            torch.set_num_threads(threads)  # the CPUs Ray reserved for this actor, no more (no oversubscription)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         per_aspect = encode_aspects(self.model, [str(t) for t in batch["text"]])
@@ -160,19 +162,52 @@ def embed_sets(
                 targets[key][0].append(target)
                 continue
             targets[key] = ([target], len(chunk) * len(aspects))
-            pending.append(pd.DataFrame({"shard": key, "id": chunk["id"].values, "text": chunk["text"].values}))
+            pending.extend(_blocks(key, chunk, cfg.batch_size))
     if pending:
         init_ray()
+        size = pool_size(cfg, sum(len(block) for block in pending))
         dataset = ray.data.from_pandas(pending).map_batches(
             _EmbedActor,
-            fn_constructor_kwargs={"spec": spec, "max_length": cfg.max_length, "default_pooling": cfg.pooling},
+            fn_constructor_kwargs={
+                "spec": spec,
+                "max_length": cfg.max_length,
+                "default_pooling": cfg.pooling,
+                "threads": max(1, int(cfg.cpus_per_actor)),
+            },
             batch_size=cfg.batch_size,
-            compute=ray.data.ActorPoolStrategy(size=min(cfg.actors, len(pending))),  # an actor per shard at most
+            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=size, initial_size=size),
             num_cpus=cfg.cpus_per_actor,
             num_gpus=cfg.gpus_per_actor or None,
         )
         _stream_to_shards(dataset, targets, show_progress, desc=f"embed {spec.name}")
     return result
+
+
+def _blocks(key: str, chunk: pd.DataFrame, batch_size: int) -> list[pd.DataFrame]:
+    """One shard's rows as blocks of one batch each, longest texts first: a batch pads to texts of about its own
+    length (as sentence-transformers' `encode` sorts), and every actor of the pool can take part of a shard."""
+    rows = chunk.iloc[np.argsort(-chunk["text"].str.len().to_numpy(), kind="stable")]
+    frame = pd.DataFrame({"shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
+    return [frame.iloc[start : start + batch_size] for start in range(0, len(frame), batch_size)]
+
+
+# an actor costs a process start and a model load, about what embedding this many texts costs on one core
+MIN_TEXTS_PER_ACTOR = 256
+
+
+def pool_size(cfg: EvaluationConfig, texts: int) -> int:
+    """How many embedding actors: `evaluation.actors` when set, else as many as the cluster's CPUs (or GPUs, with
+    `gpus_per_actor`) hold now; never more than `texts` pays for."""
+    import ray
+
+    wanted = cfg.actors
+    if wanted is None:
+        resources = ray.cluster_resources()
+        if cfg.gpus_per_actor:
+            wanted = int(resources.get("GPU", 0) // cfg.gpus_per_actor)
+        else:
+            wanted = int(resources.get("CPU", 0) // cfg.cpus_per_actor)
+    return max(1, min(wanted, texts // MIN_TEXTS_PER_ACTOR))
 
 
 def _check_text_set(name: str, frame: pd.DataFrame) -> None:

@@ -50,6 +50,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RAY_TRAIN_RUNS] = set()
 
 
+# a test that needs one of these starts a Ray Train run or Ray Serve (directly or through a shared fixture): it is
+# end to end, so `slow` whether or not its file says so, and `make test-fast` stays the check before every commit
+END_TO_END_FIXTURES = {"built_run", "serve_base"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if END_TO_END_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path = report.nodeid.split("::", 1)[0]
     FILE_SECONDS[path] = FILE_SECONDS.get(path, 0.0) + report.duration

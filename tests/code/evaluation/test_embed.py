@@ -13,7 +13,7 @@ import ray.cloudpickle
 
 from semcse.config import EvaluationConfig
 from semcse.data.embeddings import EmbeddingError, read_embeddings
-from semcse.embedding import ModelRef, embed_sets
+from semcse.embedding import ModelRef, _blocks, embed_sets, pool_size
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 
@@ -99,3 +99,34 @@ def test_errors_name_the_problem(ray_cluster, sample_records, tmp_path):
         read_embeddings(Path(good.directory) / "t", ["demo-001", "nope"], ["length"])
     with pytest.raises(EmbeddingError, match="duplicate ids"):
         embed_sets(ModelRef("two", TwoAspectModel()), {"t": pd.concat([texts, texts])}, tmp_path, CFG)
+
+
+class ProcessModel:
+    """Each vector is the id of the process that embedded it; a short pause per batch lets every actor start."""
+
+    aspects = [""]
+    similarity = "cosine"
+
+    def encode(self, texts):
+        import os
+        import time
+
+        time.sleep(0.2)
+        return np.array([[float(os.getpid()), 1.0] for _ in texts])
+
+
+def test_batches_spread_over_an_actor_per_cluster_cpu(ray_cluster, tmp_path):
+    cfg = EvaluationConfig(batch_size=64)
+    assert pool_size(cfg, 10_000) == 4  # the session's cluster has 4 CPUs
+    assert pool_size(cfg, 300) == 1  # too few texts to pay for a second process and model load
+    assert pool_size(EvaluationConfig(actors=2), 10_000) == 2
+    texts = pd.DataFrame({"id": [f"t{i}" for i in range(600)], "text": ["a text"] * 600})  # one shard, 10 batches
+    embedded = embed_sets(ModelRef("pid", ProcessModel()), {"t": texts}, tmp_path, cfg, show_progress=False)
+    assert len(set(embedded.vectors("t", texts["id"])[""][:, 0])) == 2  # both actors took part of the shard
+
+
+def test_a_shard_is_cut_into_batches_of_similar_length_longest_first():
+    chunk = pd.DataFrame({"id": list("abcde"), "text": ["xx", "xxxxx", "x", "xxxx", "xxx"]})
+    blocks = _blocks("k", chunk, 2)
+    assert [block["id"].tolist() for block in blocks] == [["b", "d"], ["e", "a"], ["c"]]
+    assert all((block["shard"] == "k").all() for block in blocks)
