@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,12 @@ class _EmbedActor:
         }
 
 
+def _embed_task(actor_args: dict[str, Any], blocks: list[pd.DataFrame]) -> list[dict[str, np.ndarray]]:
+    """A small job's blocks embedded in one Ray task, the way one actor of the pool embeds them."""
+    actor = _EmbedActor(**actor_args)
+    return [actor({column: block[column].to_numpy() for column in block.columns}) for block in blocks]
+
+
 @dataclass
 class ModelEmbeddings:
     """Where one model's text sets are stored (a directory or a storage URI), plus the model facts evaluation needs."""
@@ -165,21 +171,32 @@ def embed_sets(
             pending.extend(_blocks(key, chunk, cfg.batch_size))
     if pending:
         init_ray()
-        size = pool_size(cfg, sum(len(block) for block in pending))
-        dataset = ray.data.from_pandas(pending).map_batches(
-            _EmbedActor,
-            fn_constructor_kwargs={
-                "spec": spec,
-                "max_length": cfg.max_length,
-                "default_pooling": cfg.pooling,
-                "threads": max(1, int(cfg.cpus_per_actor)),
-            },
-            batch_size=cfg.batch_size,
-            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=size, initial_size=size),
-            num_cpus=cfg.cpus_per_actor,
-            num_gpus=cfg.gpus_per_actor or None,
-        )
-        _stream_to_shards(dataset, targets, show_progress, desc=f"embed {spec.name}")
+        texts = sum(len(block) for block in pending)
+        actor_args = {
+            "spec": spec,
+            "max_length": cfg.max_length,
+            "default_pooling": cfg.pooling,
+            "threads": max(1, int(cfg.cpus_per_actor)),
+        }
+        resources = {"num_cpus": cfg.cpus_per_actor, "num_gpus": cfg.gpus_per_actor}
+        if texts < 2 * MIN_TEXTS_PER_ACTOR:
+            # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
+            batches = ray.get(ray.remote(_embed_task).options(**resources).remote(actor_args, pending))
+        else:
+            size = pool_size(cfg, texts)
+            batches = (
+                ray.data.from_pandas(pending)
+                .map_batches(
+                    _EmbedActor,
+                    fn_constructor_kwargs=actor_args,
+                    batch_size=cfg.batch_size,
+                    compute=ray.data.ActorPoolStrategy(min_size=1, max_size=size, initial_size=size),
+                    num_cpus=cfg.cpus_per_actor,
+                    num_gpus=cfg.gpus_per_actor or None,
+                )
+                .iter_batches(batch_format="numpy", batch_size=None)
+            )
+        _stream_to_shards(batches, targets, show_progress, desc=f"embed {spec.name}")
     return result
 
 
@@ -218,7 +235,9 @@ def _check_text_set(name: str, frame: pd.DataFrame) -> None:
         raise EmbeddingError(f"text set {name!r} has duplicate ids, e.g. {duplicated.iloc[0]!r}")
 
 
-def _stream_to_shards(dataset: Any, targets: dict[str, tuple[list[str], int]], show_progress: bool, desc: str) -> None:
+def _stream_to_shards(
+    batches: Iterable[dict[str, np.ndarray]], targets: dict[str, tuple[list[str], int]], show_progress: bool, desc: str
+) -> None:
     """Group streamed rows by shard; write each shard the moment its last row arrives."""
     from tqdm.auto import tqdm
 
@@ -226,7 +245,7 @@ def _stream_to_shards(dataset: Any, targets: dict[str, tuple[list[str], int]], s
     counts: dict[str, int] = {}
     total = sum(n for _, n in targets.values())
     with tqdm(total=total, desc=desc, unit="vec", disable=not show_progress) as bar:
-        for batch in dataset.iter_batches(batch_format="numpy", batch_size=None):
+        for batch in batches:
             vectors = np.asarray(batch["vector"], dtype=np.float32)
             for key in np.unique(batch["shard"]):
                 rows = batch["shard"] == key
