@@ -179,6 +179,7 @@ def embed_sets(
             "threads": max(1, int(cfg.cpus_per_actor)),
         }
         resources = {"num_cpus": cfg.cpus_per_actor, "num_gpus": cfg.gpus_per_actor}
+        batches: Iterable[Any]
         if texts < 2 * MIN_TEXTS_PER_ACTOR:
             # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
             batches = ray.get(ray.remote(_embed_task).options(**resources).remote(actor_args, pending))
