@@ -182,7 +182,9 @@ def embed_sets(
         batches: Iterable[Any]
         if texts < 2 * MIN_TEXTS_PER_ACTOR:
             # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
-            batches = ray.get(ray.remote(_embed_task).options(**resources).remote(actor_args, pending))
+            task = ray.remote(_embed_task).options(**resources)
+            done: list[dict[str, np.ndarray]] = ray.get(task.remote(actor_args, pending))
+            batches = done
         else:
             size = pool_size(cfg, texts)
             batches = (
