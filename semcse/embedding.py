@@ -183,8 +183,8 @@ def embed_sets(
         if texts < 2 * MIN_TEXTS_PER_ACTOR:
             # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
             task = ray.remote(_embed_task).options(**resources)
-            done: list[dict[str, np.ndarray]] = ray.get(task.remote(actor_args, pending))
-            batches = done
+            embedded: list[dict[str, np.ndarray]] = ray.get(task.remote(actor_args, pending))
+            batches = embedded
         else:
             size = pool_size(cfg, texts)
             batches = (
