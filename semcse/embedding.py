@@ -1,8 +1,9 @@
 """Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
 
 The one path from texts to stored vectors, shared by evaluation's suites, the index, the map and
-corpus updates. Each actor of the pool loads the model once, on its own node (the reference is
-resolved there, never on the driver), and embeds batches; the driver only groups finished rows by
+corpus updates. Each actor of the pool (an actor per CPU the cluster has, `pool_size`) loads the model once, on
+its own node (the reference is resolved there, never on the driver), and embeds length-sorted batches; a job one
+actor would do alone runs as one Ray task instead, without a pool's start. The driver only groups finished rows by
 shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is complete,
 so vectors never pile up in memory, and shards are content-keyed so a rerun, a second suite or the
 map step after the index step reuses them. Shards go to a local directory or a storage URI alike.
