@@ -1,7 +1,7 @@
 """Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
 
 The one path from texts to stored vectors, shared by evaluation's suites, the index, the map and
-corpus updates. Each actor of the pool (an actor per CPU the cluster has, `pool_size`) loads the model once, on
+corpus updates. Each actor of the pool (an actor per free CPU of the cluster, `pool_size`) loads the model once, on
 its own node (the reference is resolved there, never on the driver), and embeds length-sorted batches; a job one
 actor would do alone runs as one Ray task instead, without a pool's start. The driver only groups finished rows by
 shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is complete,
@@ -217,13 +217,13 @@ MIN_TEXTS_PER_ACTOR = 256
 
 
 def pool_size(cfg: EvaluationConfig, texts: int) -> int:
-    """How many embedding actors: `evaluation.actors` when set, else as many as the cluster's CPUs (or GPUs, with
-    `gpus_per_actor`) hold now; never more than `texts` pays for."""
+    """How many embedding actors: `evaluation.actors` when set, else as many as the cluster's free CPUs (or GPUs,
+    with `gpus_per_actor`) hold now (a running Serve app keeps its own); never more than `texts` pays for."""
     import ray
 
     wanted = cfg.actors
     if wanted is None:
-        resources = ray.cluster_resources()
+        resources = ray.available_resources()
         if cfg.gpus_per_actor:
             wanted = int(resources.get("GPU", 0) // cfg.gpus_per_actor)
         else:
