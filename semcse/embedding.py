@@ -87,11 +87,12 @@ def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: s
 class _EmbedActor:
     """A Ray Data actor: loads the model once, then turns batches of (shard, id, text) into vectors."""
 
-    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str, threads: int) -> None:
+    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str, threads: int, gpu: bool) -> None:
         import torch
 
         self.model = load_model(spec, max_length, default_pooling)
-        if torch.cuda.is_available() and isinstance(self.model, torch.nn.Module):
+        # the device Ray reserved, not whichever is visible: a CPU actor on a GPU node sees every GPU of it
+        if gpu and isinstance(self.model, torch.nn.Module):
             self.model.to("cuda")
         else:
             torch.set_num_threads(threads)  # the CPUs Ray reserved for this actor, no more (no oversubscription)
@@ -169,7 +170,7 @@ def embed_sets(
                 targets[key][0].append(target)
                 continue
             targets[key] = ([target], len(chunk) * len(aspects))
-            pending.extend(_blocks(key, chunk, cfg.batch_size))
+            pending.append(_longest_first(key, chunk))
     if pending:
         init_ray()
         texts = sum(len(block) for block in pending)
@@ -178,16 +179,24 @@ def embed_sets(
             "max_length": cfg.max_length,
             "default_pooling": cfg.pooling,
             "threads": max(1, int(cfg.cpus_per_actor)),
+            "gpu": cfg.gpus_per_actor > 0,
         }
-        resources = {"num_cpus": cfg.cpus_per_actor, "num_gpus": cfg.gpus_per_actor}
         batches: Iterable[Any]
         if texts < 2 * MIN_TEXTS_PER_ACTOR:
             # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
-            task = ray.remote(_embed_task).options(**resources)
+            # an explicit strategy: a Tune trial's placement group would otherwise capture the task, and it holds no
+            # CPU for it; one call per GPU worker, so the GPU's memory goes back with the task
+            task = ray.remote(
+                num_cpus=cfg.cpus_per_actor,
+                num_gpus=cfg.gpus_per_actor,
+                max_calls=1 if cfg.gpus_per_actor else 0,
+                scheduling_strategy="DEFAULT",
+            )(_embed_task)
             embedded: list[dict[str, np.ndarray]] = ray.get(task.remote(actor_args, pending))
             batches = embedded
         else:
             size = pool_size(cfg, texts)
+            pending = _blocks(pending, BLOCKS_PER_ACTOR * size, cfg.batch_size)
             batches = (
                 ray.data.from_pandas(pending)
                 .map_batches(
@@ -204,12 +213,28 @@ def embed_sets(
     return result
 
 
-def _blocks(key: str, chunk: pd.DataFrame, batch_size: int) -> list[pd.DataFrame]:
-    """One shard's rows as blocks of one batch each, longest texts first: a batch pads to texts of about its own
-    length (as sentence-transformers' `encode` sorts), and every actor of the pool can take part of a shard."""
+def _longest_first(key: str, chunk: pd.DataFrame) -> pd.DataFrame:
+    """One shard's rows, longest texts first: each batch pads to texts of about its own length (as
+    sentence-transformers' `encode` sorts)."""
     rows = chunk.iloc[np.argsort(-chunk["text"].str.len().to_numpy(), kind="stable")]
-    frame = pd.DataFrame({"shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
-    return [frame.iloc[start : start + batch_size] for start in range(0, len(frame), batch_size)]
+    return pd.DataFrame({"shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
+
+
+BLOCKS_PER_ACTOR = 4  # enough blocks that every actor of the pool has work while the slowest finishes
+
+
+def _blocks(shards: list[pd.DataFrame], wanted: int, batch_size: int) -> list[pd.DataFrame]:
+    """Shards as Ray Data blocks: whole shards when there are `wanted` of them (one object each, however large the
+    corpus), else each cut into contiguous pieces of whole batches, so that a few shards still feed every actor."""
+    if len(shards) >= wanted:
+        return shards
+    pieces = -(-wanted // len(shards))
+    blocks = []
+    for shard in shards:
+        per_piece = -(-len(shard) // pieces)
+        rows = -(-per_piece // batch_size) * batch_size  # whole batches, so no batch spans two blocks
+        blocks += [shard.iloc[start : start + rows] for start in range(0, len(shard), rows)]
+    return blocks
 
 
 # an actor costs a process start and a model load, about what embedding this many texts costs on one core
@@ -223,11 +248,10 @@ def pool_size(cfg: EvaluationConfig, texts: int) -> int:
 
     wanted = cfg.actors
     if wanted is None:
-        resources = ray.available_resources()
+        free = ray.available_resources()
+        wanted = int(free.get("CPU", 0) // max(1.0, cfg.cpus_per_actor))  # at least a whole core each
         if cfg.gpus_per_actor:
-            wanted = int(resources.get("GPU", 0) // cfg.gpus_per_actor)
-        else:
-            wanted = int(resources.get("CPU", 0) // cfg.cpus_per_actor)
+            wanted = min(wanted, int(free.get("GPU", 0) // cfg.gpus_per_actor))
     return max(1, min(wanted, texts // MIN_TEXTS_PER_ACTOR))
 
 

@@ -13,7 +13,7 @@ import ray.cloudpickle
 
 from semcse.config import EvaluationConfig
 from semcse.data.embeddings import EmbeddingError, read_embeddings
-from semcse.embedding import ModelRef, _blocks, embed_sets, pool_size
+from semcse.embedding import ModelRef, _blocks, _longest_first, embed_sets, pool_size
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 
@@ -102,7 +102,7 @@ def test_errors_name_the_problem(ray_cluster, sample_records, tmp_path):
 
 
 class ProcessModel:
-    """Each vector is the id of the process that embedded it; a short pause per batch lets every actor start."""
+    """Each vector is the id of the process that embedded it; a pause per batch lets the second actor start."""
 
     aspects = [""]
     similarity = "cosine"
@@ -111,22 +111,26 @@ class ProcessModel:
         import os
         import time
 
-        time.sleep(0.2)
+        time.sleep(0.5)
         return np.array([[float(os.getpid()), 1.0] for _ in texts])
 
 
 def test_batches_spread_over_an_actor_per_cluster_cpu(ray_cluster, tmp_path):
     cfg = EvaluationConfig(batch_size=64)
-    assert 1 < pool_size(cfg, 10_000) <= 4  # the session's cluster has 4 CPUs, a few of them may be busy
+    assert 1 <= pool_size(cfg, 10_000) <= 4  # the session's cluster has 4 CPUs, a few of them may be busy
     assert pool_size(cfg, 300) == 1  # too few texts to pay for a second process and model load
     assert pool_size(EvaluationConfig(actors=2), 10_000) == 2
+    assert pool_size(EvaluationConfig(cpus_per_actor=0.5), 10_000) == pool_size(cfg, 10_000)  # a whole core each
     texts = pd.DataFrame({"id": [f"t{i}" for i in range(600)], "text": ["a text"] * 600})  # one shard, 10 batches
-    embedded = embed_sets(ModelRef("pid", ProcessModel()), {"t": texts}, tmp_path, cfg, show_progress=False)
+    two = EvaluationConfig(batch_size=64, actors=2)
+    embedded = embed_sets(ModelRef("pid", ProcessModel()), {"t": texts}, tmp_path, two, show_progress=False)
     assert len(set(embedded.vectors("t", texts["id"])[""][:, 0])) == 2  # both actors took part of the shard
 
 
-def test_a_shard_is_cut_into_batches_of_similar_length_longest_first():
+def test_shards_are_sorted_longest_first_and_cut_only_when_too_few():
     chunk = pd.DataFrame({"id": list("abcde"), "text": ["xx", "xxxxx", "x", "xxxx", "xxx"]})
-    blocks = _blocks("k", chunk, 2)
-    assert [block["id"].tolist() for block in blocks] == [["b", "d"], ["e", "a"], ["c"]]
-    assert all((block["shard"] == "k").all() for block in blocks)
+    shard = _longest_first("k", chunk)
+    assert shard["id"].tolist() == ["b", "d", "e", "a", "c"] and (shard["shard"] == "k").all()
+    assert len(_blocks([shard] * 8, 8, 2)) == 8  # enough shards: one block each
+    pieces = _blocks([shard], 3, 2)  # one shard for 3 wanted blocks: pieces of whole batches
+    assert [piece["id"].tolist() for piece in pieces] == [["b", "d"], ["e", "a"], ["c"]]
