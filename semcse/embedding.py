@@ -183,9 +183,8 @@ def embed_sets(
         }
         batches: Iterable[Any]
         if texts < 2 * MIN_TEXTS_PER_ACTOR:
-            # work for one actor alone: one Ray task on a reused worker, without a Ray Data pool's start (seconds)
-            # an explicit strategy: a Tune trial's placement group would otherwise capture the task, and it holds no
-            # CPU for it; one call per GPU worker, so the GPU's memory goes back with the task
+            # one actor's work: one task, without a pool's start (seconds); an explicit strategy, or a Tune trial's
+            # placement group (no CPU in it) captures the task; one call per GPU worker frees the GPU's memory
             task = ray.remote(
                 num_cpus=cfg.cpus_per_actor,
                 num_gpus=cfg.gpus_per_actor,
