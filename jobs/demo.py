@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from semcse.cli import app
-from semcse.config import RunConfig, load_config
+from semcse.config import ConfigError, RunConfig, load_config
 
 DEFAULT_CONFIG = "demo"
 
@@ -74,7 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     if not any(arg in ("--config", "-c") or arg.startswith("--config=") for arg in args):
         args = ["--config", DEFAULT_CONFIG, *args]
     options = typer.main.get_command(app).commands["pipeline"].make_context("pipeline", list(args)).params
-    cfg = load_config(options["config"], options["overrides"])
+    try:
+        cfg = load_config(options["config"], options["overrides"])
+    except ConfigError as exc:  # a mistyped --set: the message `semcse` prints, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if cfg.training.base_model is None:
         args += ["--set", f"training.base_model={bundled_minilm()}"]
     status = app(["pipeline", *args], standalone_mode=False)

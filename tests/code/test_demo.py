@@ -87,3 +87,14 @@ def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:
     assert shipped == "".join(json.dumps(row) + "\n" for row in generator.build(360, 13))
     rows = [json.loads(line) for line in shipped.splitlines()]
     assert len({r["id"] for r in rows}) == len(rows) == 360 and len({r["topic"] for r in rows}) == 6
+
+
+def test_a_mistyped_setting_is_one_error_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("demo_job", REPO / "jobs" / "demo.py")
+    job = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(job)
+    assert job.main(["--set", "tracking.uri=sqlite:///x.db"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid configuration") and "tracking.uri: unknown key" in err, err
