@@ -21,6 +21,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+# an xdist worker (`make test`) gets its share of the cores, for itself and every process it starts: OpenMP threads
+# beyond them spin at each barrier while another worker holds the core (docs/DEVELOPMENT.md, "Tests")
+if workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 
 import pytest
 
@@ -55,10 +59,45 @@ def pytest_configure(config: pytest.Config) -> None:
 END_TO_END_FIXTURES = {"built_run", "serve_base"}
 
 
+# built for several test files; `make test` runs the suite on xdist workers (`--dist loadgroup`), and the tests that
+# share one of these, or a file, run on one worker, so that each is built once (serve_base stands for the serving
+# package's package-scoped fixtures, which all depend on it)
+BUILT_ONCE = {"built_run", "serve_base", "plain_crops_run", "trained_decoder", "topic_map", "multi_data"}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if END_TO_END_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    groups = worker_groups(items)
+    for item, group in groups.items():
+        item.add_marker(pytest.mark.xdist_group(group))
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        # groups with an end-to-end test go out first, so that none of the long ones is left to end the run alone
+        slow = {groups[item] for item in items if item.get_closest_marker("slow")}
+        first: dict[str, int] = {}
+        for index, item in enumerate(items):
+            first.setdefault(groups[item], index)
+        items.sort(key=lambda item: (groups[item] not in slow, first[groups[item]]))
+
+
+def worker_groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
+    """Each test's worker group: its file, joined with every file whose tests share a BUILT_ONCE fixture with it."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    keys = {
+        item: [item.nodeid.split("::", 1)[0], *sorted(BUILT_ONCE & set(getattr(item, "fixturenames", ())))]
+        for item in items
+    }
+    for first, *rest in keys.values():
+        for key in rest:
+            parent[root(key)] = root(first)
+    return {item: root(first) for item, (first, *_) in keys.items()}
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -73,6 +112,16 @@ def count_ray_train_runs(request: pytest.FixtureRequest, tmp_path_factory: pytes
     yield
     found = [path.as_posix() for path in tmp_path_factory.getbasetemp().rglob(RAY_TRAIN_SNAPSHOT)]
     request.config.stash[RAY_TRAIN_RUNS] |= ray_train_runs(found)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: the controller prints the session's summary
+        session.config.workeroutput["ray_train_runs"] = sorted(session.config.stash[RAY_TRAIN_RUNS])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error: object) -> None:
+    node.config.stash[RAY_TRAIN_RUNS] |= set(node.workeroutput.get("ray_train_runs", ()))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
