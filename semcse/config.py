@@ -81,6 +81,7 @@ class CorpusConfig(Section):
     min_abstract_chars: int = Field(20, ge=0)
     max_abstract_chars: int = Field(50_000, gt=0)
     max_control_char_fraction: float = Field(0.01, ge=0, le=1)
+    merge_likely_duplicates: bool = False
     val_fraction: float = Field(0.1, ge=0, lt=1)
     test_fraction: float = Field(0.1, ge=0, lt=1)
     split_seed: str = "semcse"

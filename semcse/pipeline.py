@@ -99,17 +99,15 @@ class Pipeline:
 
         report = run_validation(self.cfg, storage.join(self.run_dir, "corpus"))
         counts = report.counts
-        log.info(
-            "in = accepted + rejected: %s = %s + %s %s",
-            f"{counts.total:,}",
-            f"{counts.accepted:,}",
-            f"{counts.rejected:,}",
-            counts.reasons,
-            extra=logs.stage("validate"),
-        )
+        log.info(counts.equation(), extra=logs.stage("validate"))
         if counts.accepted == 0:
             raise ConfigError(f"no valid rows in {self.cfg.corpus.path}; see {report.rejects}")
-        return {"corpus": str(report.accepted), "rejects": str(report.rejects), **counts.to_dict()}
+        return {
+            "corpus": str(report.accepted),
+            "rejects": str(report.rejects),
+            "duplicates": str(report.duplicates),
+            **counts.to_dict(),
+        }
 
     def generate(self) -> dict[str, Any]:
         if not self.cfg.generation.model:

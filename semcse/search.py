@@ -5,7 +5,8 @@ pipeline's index step):
 `search.json` (model reference, aspects, index subdirectory per aspect), `papers.parquet` (id, title,
 and, for an index built from a corpus, the abstract and every other corpus column: what a served
 index shows a reader and colours a map by, kept with the vectors so that one version's texts always
-belong to its vectors), and one `VectorIndex` directory per aspect. The pipeline keeps
+belong to its vectors), `aliases.json` (the ids validation merged into another paper → that paper's id, which
+every lookup by id resolves), and one `VectorIndex` directory per aspect. The pipeline keeps
 its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
 corpus update publishes a grown copy (`add`, `remove`) as the next version.
 
@@ -33,7 +34,7 @@ from semcse.config import ConfigError, EvaluationConfig, RunConfig
 from semcse.embedding import EMBEDDINGS_DIR
 from semcse.vector_index import Metric, VectorIndex, VectorIndexError
 
-MANIFEST, PAPERS = "search.json", "papers.parquet"
+MANIFEST, PAPERS, ALIASES = "search.json", "papers.parquet", "aliases.json"
 
 
 def aspect_dir(position: int, aspect: str) -> str:
@@ -56,11 +57,13 @@ class SearchHit:
 
 @dataclass
 class SearchIndex:
-    """Per-aspect vector indexes over the same papers (same row order), plus their titles."""
+    """Per-aspect vector indexes over the same papers (same row order), plus their titles and the ids merged into
+    them."""
 
     model: str
     indexes: dict[str, VectorIndex]
     papers: pd.DataFrame
+    aliases: dict[str, str] = field(default_factory=dict)
     _stacked: np.ndarray | None = field(default=None, init=False, repr=False)
     _rows: dict[str, int] | None = field(default=None, init=False, repr=False)
 
@@ -81,10 +84,13 @@ class SearchIndex:
         vectors: Mapping[str, np.ndarray],
         metric: Metric,
         details: pd.DataFrame | None = None,
+        aliases: Mapping[str, str] | None = None,
     ) -> SearchIndex:
         """An index over papers in `ids` order; `details` (row-aligned: abstract, label, …) is stored beside them."""
         indexes = {a: VectorIndex.build(v, metric, ids=list(ids)) for a, v in vectors.items()}
-        return cls(model, indexes, _papers(ids, titles, details))
+        index = cls(model, indexes, _papers(ids, titles, details))
+        index.add_aliases(aliases or {})
+        return index
 
     def save(self, location: str | Path) -> str:
         """Write the index at `location` (a directory or a storage URI), replacing what was there."""
@@ -93,6 +99,7 @@ class SearchIndex:
             for aspect, index in self.indexes.items():
                 index.save(directory / dirs[aspect])
             self.papers.to_parquet(directory / PAPERS, index=False)
+            (directory / ALIASES).write_text(json.dumps(self.aliases))
             manifest = {"model": self.model, "aspects": self.aspects, "dirs": dirs, "size": len(self.papers)}
             (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
         return str(location)
@@ -104,7 +111,8 @@ class SearchIndex:
         manifest = cls.manifest(resolved)
         directory = storage.local_copy(resolved)
         indexes = {a: VectorIndex.load(directory / manifest["dirs"][a]) for a in manifest["aspects"]}
-        return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS))
+        aliases = json.loads((directory / ALIASES).read_text()) if (directory / ALIASES).is_file() else {}
+        return cls(manifest["model"], indexes, pd.read_parquet(directory / PAPERS), aliases)
 
     @staticmethod
     def manifest(location: str | Path) -> dict[str, Any]:
@@ -135,9 +143,19 @@ class SearchIndex:
         self.papers = pd.concat([self.papers, added], ignore_index=True)
         self._stacked, self._rows = None, None
 
+    def add_aliases(self, aliases: Mapping[str, str]) -> None:
+        """Ids merged into indexed papers (alias → paper id): looked up by id, they find that paper."""
+        unknown = sorted(set(aliases.values()) - set(self.papers["id"].astype(str)))
+        if unknown:
+            raise VectorIndexError(f"aliases of papers not in the index: {unknown[:5]}")
+        self.aliases.update({str(alias): str(paper) for alias, paper in aliases.items()})
+
     def remove(self, ids: list[str]) -> None:
-        """Drop papers by id (all their aspect vectors); the others keep their order."""
-        rows = [self.row_of(str(i)) for i in ids]
+        """Drop papers by id (all their aspect vectors, and the ids merged into them); the others keep their
+        order."""
+        rows = [self.row_of(str(i), aliases=False) for i in ids]
+        gone = {str(i) for i in ids}
+        self.aliases = {alias: paper for alias, paper in self.aliases.items() if paper not in gone}
         for index in self.indexes.values():
             index.remove(rows)
         self.papers = self.papers.drop(index=rows).reset_index(drop=True)
@@ -151,9 +169,10 @@ class SearchIndex:
         additions: pd.DataFrame,
         vectors: Callable[[], Mapping[str, np.ndarray]],
         replaced: Sequence[str] = (),
+        aliases: Mapping[str, str] | None = None,
     ) -> str:
         """Publish the current version of the versioned index `root`, less `replaced` papers, plus `additions`
-        (validated corpus rows) with their `vectors`, as a new version tagged `tag`; its name.
+        (validated corpus rows) with their `vectors` and the new `aliases`, as a new version tagged `tag`; its name.
 
         Once per tag (`versions.publish(once=True)`): a rerun after the new version became current
         writes nothing, and only then are the vectors asked for.
@@ -162,16 +181,20 @@ class SearchIndex:
         def write(directory: Path) -> None:
             index = cls.load(root)
             index.remove([p for p in replaced if p in set(index.papers["id"].astype(str))])
-            index.add(additions["id"].astype(str).tolist(), additions["title"].tolist(), vectors(), details=additions)
+            if len(additions):
+                ids, titles = additions["id"].astype(str).tolist(), additions["title"].tolist()
+                index.add(ids, titles, vectors(), details=additions)
+            index.add_aliases(aliases or {})
             index.save(directory)
 
         return versions.publish(root, tag, write, once=True)[0]
 
-    def row_of(self, paper_id: str) -> int:
-        """A paper's row, from an id → row table built once per set of papers (the page asks per hit)."""
+    def row_of(self, paper_id: str, aliases: bool = True) -> int:
+        """A paper's row, from an id → row table built once per set of papers (the page asks per hit); an id merged
+        into a paper finds that paper's row unless `aliases` is false."""
         if self._rows is None:
             self._rows = {str(p): row for row, p in enumerate(self.papers["id"])}
-        row = self._rows.get(paper_id)
+        row = self._rows.get(self.aliases.get(paper_id, paper_id) if aliases else paper_id)
         if row is None:
             raise VectorIndexError(f"unknown paper id {paper_id!r}: it is not in this index")
         return row
@@ -310,11 +333,16 @@ def _distance(metric: str, score: Any) -> float:
 
 
 def build_from_corpus(
-    corpus: pd.DataFrame, model_ref: str, cfg: EvaluationConfig, embeddings: str, model: Any = None
+    corpus: pd.DataFrame,
+    model_ref: str,
+    cfg: EvaluationConfig,
+    embeddings: str,
+    model: Any = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> SearchIndex:
     """Embed title + abstract of every paper with every aspect of the model (on Ray Data actors, shards under
-    `embeddings`); index by the model's metric, storing the corpus's other columns with the papers. `model` (an
-    in-memory model) is embedded instead of `model_ref`.
+    `embeddings`); index by the model's metric, storing the corpus's other columns and the ids merged into its
+    papers (`aliases`). `model` (an in-memory model) is embedded instead of `model_ref`.
     """
     from semcse.embedding import ModelRef, embed_papers
 
@@ -322,7 +350,7 @@ def build_from_corpus(
     metric: Metric = "euclidean" if embedded.similarity == "euclidean" else "cosine"
     titles = corpus["title"].tolist()
     ids = corpus["id"].astype(str).tolist()
-    return SearchIndex.build(model_ref, ids, titles, embedded.vectors, metric, details=corpus)
+    return SearchIndex.build(model_ref, ids, titles, embedded.vectors, metric, details=corpus, aliases=aliases)
 
 
 @dataclass
@@ -344,6 +372,7 @@ def run_index(cfg: RunConfig, model: str, out: str | Path, versioned: bool = Fal
     reuses). `versioned` publishes the index as the first version of a versioned root
     (`semcse.versions`), which the pipeline does so corpus updates can later publish grown copies.
     """
+    from semcse.data.duplicates import duplicates_of, read_aliases
     from semcse.data.io import read_corpus
     from semcse.runtime import connect
     from semcse.tracking import pinned
@@ -353,7 +382,10 @@ def run_index(cfg: RunConfig, model: str, out: str | Path, versioned: bool = Fal
         raise ConfigError("corpus.path is not set: there is no corpus to index")
     frame = read_corpus(cfg.corpus.path, cfg.corpus)
     model = pinned(model, cfg.tracking)
-    index = build_from_corpus(frame, model, cfg.evaluation, storage.join(cfg.run_dir, EMBEDDINGS_DIR))
+    embeddings = storage.join(cfg.run_dir, EMBEDDINGS_DIR)
+    index = build_from_corpus(
+        frame, model, cfg.evaluation, embeddings, aliases=read_aliases(duplicates_of(cfg.corpus.path))
+    )
     version = None
     if versioned:
         version, _ = versions.publish(out, "build", index.save)

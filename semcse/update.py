@@ -61,7 +61,7 @@ NEAREST = 3
 @dataclass
 class UpdateReport:
     """What an update did. Its counts are validation's (`data.validation.ValidationCounts`, which reconciles them):
-    new = added + skipped + rejected, replaced ⊆ added."""
+    new = added + merged + skipped + rejected, replaced ⊆ added."""
 
     key: str
     source: str
@@ -74,6 +74,7 @@ class UpdateReport:
     reasons: dict[str, int]
     corpus: int
     rejects: str
+    merged: int = 0
     generated: int | None = None
     generation_reused: int | None = None
     retrained: bool = False
@@ -91,7 +92,8 @@ class UpdateReport:
     def lines(self) -> list[str]:
         """The report as a person reads it, one event per line."""
         out = [
-            f"new = added + skipped + rejected: {self.new:,} = {self.added:,} + {self.skipped:,} + {self.rejected:,}"
+            "new = added + merged + skipped + rejected: "
+            f"{self.new:,} = {self.added:,} + {self.merged:,} + {self.skipped:,} + {self.rejected:,}"
             + (f" ({self.replaced:,} of the added replace a paper)" if self.replaced else "")
             + (f" {self.reasons}" if self.reasons else ""),
             f"corpus: {self.corpus:,} papers" + (f"; rejected rows in {self.rejects}" if self.rejected else ""),
@@ -239,9 +241,10 @@ class Update:
         paths = result.write(self.dir)
         report = result.report
         log.debug(
-            "new = added + skipped + rejected: %d = %d + %d + %d%s",
+            "new = added + merged + skipped + rejected: %d = %d + %d + %d + %d%s",
             report.total,
             report.accepted,
+            report.merged,
             report.skipped,
             report.rejected,
             f" {report.reasons}" if report.reasons else "",
@@ -249,6 +252,7 @@ class Update:
         return {
             "source": self.source,
             "additions": str(paths["accepted"]) if report.accepted else None,
+            "duplicates": str(paths["duplicates"]),
             "rejects": str(paths["rejects"]),
             "replaced_ids": result.replaced,
             "skipped_ids": result.skipped,
@@ -257,9 +261,10 @@ class Update:
 
     def corpus(self) -> dict[str, Any]:
         from semcse.data.io import read_corpus
-        from semcse.data.validation import grow_corpus
+        from semcse.data.validation import grow_corpus, grow_duplicates
 
         path = self._corpus_path()
+        grow_duplicates(path, self._done("validate")["duplicates"])
         if self._nothing_to_add():
             return {"papers": len(read_corpus(path))}
         papers = grow_corpus(path, self.additions)
@@ -334,6 +339,7 @@ class Update:
         return embed_papers(ModelRef(model, model), self.additions, embeddings, self.cfg.evaluation).vectors
 
     def index(self) -> dict[str, Any]:
+        from semcse.data.duplicates import read_aliases
         from semcse.search import SearchIndex
 
         if self._rebuilt():
@@ -341,8 +347,10 @@ class Update:
         root = self._built("index", "index")
         if not root:
             return {"index": None}
-        if self._done("embed").get("vectors"):
-            SearchIndex.publish_grown(root, f"add-{self.key}", self.additions, self._vectors, self.replaced)
+        aliases = read_aliases(self._done("validate")["duplicates"])
+        if self._done("embed").get("vectors") or (aliases and not self._rebuilt()):
+            additions = self.additions if self._done("embed").get("vectors") else pd.DataFrame(columns=["id", "title"])
+            SearchIndex.publish_grown(root, f"add-{self.key}", additions, self._vectors, self.replaced, aliases)
         papers = SearchIndex.manifest(root)["size"]
         log.debug("index: %d papers, version %s", papers, versions.current(root))
         return {"index": root, "version": versions.current(root), "papers": papers}
@@ -412,6 +420,7 @@ class Update:
             replaced=checked["replaced"],
             skipped=checked["skipped"],
             rejected=checked["rejected"],
+            merged=checked["merged"],
             reasons=checked["reasons"],
             corpus=self._done("corpus").get("papers", 0),
             rejects=checked["rejects"],

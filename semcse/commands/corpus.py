@@ -73,12 +73,14 @@ def corpus_validate(
     table.add_column("rows", justify="right")
     table.add_row("in", f"{counts.total:,}")
     table.add_row("accepted", f"{counts.accepted:,}")
+    table.add_row("merged (duplicates)", f"{counts.merged:,}")
     table.add_row("rejected", f"{counts.rejected:,}")
     for reason, count in counts.reasons.items():
         table.add_row(f"  {reason}", f"{count:,}")
     console.print(table)
-    console.print(f"in = accepted + rejected: {counts.total:,} = {counts.accepted:,} + {counts.rejected:,}")
+    console.print(counts.equation(), highlight=False)
     console.print(f"accepted rows → {report.accepted}\nrejects (with reason) → {report.rejects}")
+    console.print(f"duplicates (merged and likely) → {report.duplicates}")
     if report.run_id:
         console.print(f"MLflow run {report.run_id} (experiment {cfg.tracking.experiment!r}); open the UI with:")
         console.print(f"  {ui_hint(cfg.tracking)}", highlight=False, soft_wrap=True)

@@ -1,14 +1,18 @@
 """Row validation with quarantine, and the validate stage (`run_validation`) that applies it to a corpus.
 
 Every row read either goes on (accepted) or into the rejects table with a `reason` (a short,
-countable category) and a `detail` (what exactly was wrong), so that `in = accepted + rejected`
-always holds and nothing is silently dropped. Checks are vectorised over pandas columns so a
+countable category) and a `detail` (what exactly was wrong), so that the counts always reconcile
+and nothing is silently dropped. Checks are vectorised over pandas columns so a
 100k-row corpus validates in seconds.
 
 New rows for an existing corpus (`validate(..., against=corpus)`) are also checked against it: an
 id the corpus already holds with the same title and abstract is *skipped* (counted, not added
 again), the same id with another text is rejected as a conflict unless `replace` is set, in which
-case it is accepted and listed as replacing the old paper. Then `in = accepted + skipped + rejected`.
+case it is accepted and listed as replacing the old paper.
+
+A valid row that repeats an earlier paper (of the corpus, or of these rows) under another id is merged into it
+(`data/duplicates.py`): counted, listed in `duplicates.parquet` with every likely duplicate, and resolved by the
+search index. Then `in = accepted + merged + skipped + rejected`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import pandas as pd
 
 from semcse import storage
 from semcse.config import ConfigError, CorpusConfig, RunConfig
+from semcse.data.duplicates import COLUMNS, DUPLICATES, duplicates_of, find_duplicates, read_duplicates
 from semcse.data.io import BAD_UTF8, RawCorpus, read_corpus, read_raw, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
 
@@ -33,8 +38,10 @@ _INTERNAL = ("__line", "__source", BAD_UTF8)
 
 @dataclass
 class ValidationCounts:
-    """Counts that always reconcile: total = accepted + skipped + rejected, rejected = Σ reasons.
+    """Counts that always reconcile: total = accepted + merged + skipped + rejected, rejected = Σ reasons.
 
+    `merged`: rows merged into an earlier paper they repeat, the `exact` duplicates and, when told to, the `likely`
+    ones (which are counted whether or not they are merged).
     `skipped` (already in the corpus, unchanged) and `replaced` (accepted rows that replace a paper
     of the corpus) are only ever non-zero when rows are validated against an existing corpus.
     """
@@ -46,11 +53,25 @@ class ValidationCounts:
     reasons: dict[str, int] = field(default_factory=dict)
     skipped: int = 0
     replaced: int = 0
+    merged: int = 0
+    exact: int = 0
+    likely: int = 0
 
     def __post_init__(self) -> None:
-        reconciles = self.total == self.accepted + self.skipped + self.rejected
+        reconciles = self.total == self.accepted + self.merged + self.skipped + self.rejected
         if not reconciles or self.rejected != sum(self.reasons.values()) or self.replaced > self.accepted:
             raise AssertionError(f"validation counts do not reconcile: {self}")
+
+    def equation(self) -> str:
+        """The counts as one line: `in = accepted + merged + rejected: …`, likely duplicates after it."""
+        line = (
+            f"in = accepted + merged + rejected: {self.total:,} = {self.accepted:,} + {self.merged:,} + "
+            f"{self.rejected:,}" + (f" {self.reasons}" if self.reasons else "")
+        )
+        unmerged = self.likely - (self.merged - self.exact)
+        if unmerged:
+            line += f"; {unmerged:,} likely duplicates kept (corpus.merge_likely_duplicates=true merges them)"
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +82,9 @@ class ValidationCounts:
             "reasons": dict(self.reasons),
             "skipped": self.skipped,
             "replaced": self.replaced,
+            "merged": self.merged,
+            "exact": self.exact,
+            "likely": self.likely,
         }
 
 
@@ -71,12 +95,14 @@ class ValidatedCorpus:
     report: ValidationCounts
     skipped: list[str] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
+    duplicates: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
 
     def write(self, out_dir: str | Path) -> dict[str, str]:
-        """Write accepted rows, rejects and the report under `out_dir` (a path or a storage URI)."""
+        """Write accepted rows, rejects, duplicates and the report under `out_dir` (a path or a storage URI)."""
         return {
             "accepted": write_parquet(self.accepted, storage.join(out_dir, "accepted.parquet")),
             "rejects": write_parquet(self.rejects, storage.join(out_dir, "rejects.parquet")),
+            "duplicates": write_parquet(self.duplicates, storage.join(out_dir, DUPLICATES)),
             "report": storage.write_json(storage.join(out_dir, "report.json"), self.report.to_dict()),
         }
 
@@ -100,6 +126,16 @@ def grow_corpus(path: str | Path, accepted: pd.DataFrame) -> int:
     merged = merge_additions(read_corpus(path), accepted)
     write_parquet(merged, path)
     return len(merged)
+
+
+def grow_duplicates(corpus: str | Path, duplicates: str | Path) -> int:
+    """Add the duplicates an update found (the table at `duplicates`) to those of the validated corpus at `corpus`;
+    how many ids are merged into its papers after. Done again after an interruption, it changes nothing."""
+    path = duplicates_of(corpus)
+    table = pd.concat([read_duplicates(path), read_duplicates(duplicates)], ignore_index=True)
+    table = table.drop_duplicates("id", keep="last").reset_index(drop=True)
+    write_parquet(table, path)
+    return int(table["merged"].sum())
 
 
 def _raw_record(row: pd.Series, extra: list[str]) -> str:
@@ -189,6 +225,17 @@ def validate(
     if len(accepted):
         for column in (TITLE, ABSTRACT):
             accepted[column] = _clean(accepted[column])
+    # a replacing row's old version leaves the corpus, so it is no paper to merge into; the new version (the user's
+    # explicit choice) stays, so later rows may merge into it
+    replacing_ids = set(frame.loc[replacing & ok, ID]) if len(frame) else set()
+    standing = None
+    if against is not None:
+        old_versions = against[~against[ID].astype(str).isin(set(accepted[ID]))]
+        standing = pd.concat([old_versions, accepted[accepted[ID].isin(replacing_ids)]], ignore_index=True)
+    candidates = accepted[~accepted[ID].isin(replacing_ids)]
+    duplicates = find_duplicates(candidates, standing, cfg.merge_likely_duplicates)
+    merged = set(duplicates.loc[duplicates["merged"], "id"])
+    accepted = accepted[~accepted[ID].isin(merged)].reset_index(drop=True)
     rejected = reasons != ""
     rejected_rows = frame.loc[rejected]
     rejects = pd.DataFrame(
@@ -223,8 +270,11 @@ def validate(
         reasons=dict(Counter(rejects[REASON]).most_common()),
         skipped=len(skipped),
         replaced=len(replaced),
+        merged=len(merged),
+        exact=int((duplicates["kind"] == "exact").sum()),
+        likely=int((duplicates["kind"] == "likely").sum()),
     )
-    return ValidatedCorpus(accepted, rejects, report, skipped=skipped, replaced=replaced)
+    return ValidatedCorpus(accepted, rejects, report, skipped=skipped, replaced=replaced, duplicates=duplicates)
 
 
 @dataclass
@@ -235,6 +285,7 @@ class ValidationReport:
     counts: ValidationCounts
     accepted: str
     rejects: str
+    duplicates: str
     report: str
     run_id: str | None
 
@@ -260,7 +311,10 @@ def run_validation(cfg: RunConfig, out: str | Path | None = None) -> ValidationR
         tracker.log_params({"corpus.path": str(source), **cfg.corpus.model_dump()})
         tracker.log_metrics(
             {"rows_in": counts.total, "rows_accepted": counts.accepted, "rows_rejected": counts.rejected}
+            | {"rows_merged": counts.merged, "likely_duplicates": counts.likely}
             | {f"rejected.{reason.replace(' ', '_')}": n for reason, n in counts.reasons.items()}
         )
         tracker.log_artifact(paths["report"])
-    return ValidationReport(str(source), counts, paths["accepted"], paths["rejects"], paths["report"], tracker.run_id)
+    return ValidationReport(
+        str(source), counts, paths["accepted"], paths["rejects"], paths["duplicates"], paths["report"], tracker.run_id
+    )

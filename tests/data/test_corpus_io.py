@@ -18,7 +18,7 @@ GOOD = "Invasive crayfish alter the structure of freshwater food webs in many la
 
 def _check_reconciles(result):
     report = result.report
-    assert report.total == report.accepted + report.rejected
+    assert report.total == report.accepted + report.merged + report.rejected
     assert len(result.accepted) == report.accepted and len(result.rejects) == report.rejected
     assert sum(report.reasons.values()) == report.rejected
 
