@@ -13,13 +13,17 @@ second or at once on `POST /search/reload`; `/health` says which version is serv
   map (categories with codes, or numbers), in one response written once per index version.
 - `GET /search/papers/{id}`: one paper to read: title, abstract, its corpus columns and, when the
   app was given the run's generated texts (`texts`), its summaries by kind.
+- `POST /search/export {ids, format}`: those papers as one CSV, BibTeX or RIS file (`data/citations.py`), for a
+  reference manager.
+
+An id that validation merged into another paper finds that paper everywhere.
 """
 
 # No `from __future__ import annotations`: FastAPI needs the real request-model classes (see embed.py).
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import orjson
@@ -43,6 +47,7 @@ from semcse.apps.common import (
 )
 from semcse.apps.live import Live
 from semcse.config import ServeConfig
+from semcse.data.citations import MEDIA_TYPES, citations
 from semcse.vector_index import VectorIndexError
 
 log = logging.getLogger("semcse.serve")
@@ -55,6 +60,7 @@ NO_TEXTS = (
     "no generated texts were given to this service: serve it with --texts (a pipeline run passes the texts "
     "it generated when generation.model is set)"
 )
+MAX_EXPORT = 10_000  # papers in one export: a search's hits or a selection, not the corpus
 _WORD = re.compile(r"\w{3,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -70,6 +76,11 @@ class SearchRequest(RequestBody):
         if (self.query is None) == (self.id is None):
             raise ValueError("send exactly one of `query` (a text) or `id` (a paper in the index)")
         return self
+
+
+class ExportRequest(RequestBody):
+    ids: list[str] = Field(min_length=1, max_length=MAX_EXPORT)
+    format: Literal["csv", "bibtex", "ris"]
 
 
 @dataclass
@@ -227,9 +238,9 @@ class Searcher:
         except VectorIndexError as exc:
             raise ApiError(404, str(exc), "not_found_error") from exc
         columns = {k: _plain(v) for k, v in stored.items() if k not in SHOWN_ELSEWHERE and v is not None}
-        summaries = None
+        summaries, kept = None, str(stored["id"])  # `paper_id` may be an id merged into this paper
         if served.summaries is not None:
-            summaries = {kind: by_id[paper_id] for kind, by_id in served.summaries.items() if paper_id in by_id}
+            summaries = {kind: by_id[kept] for kind, by_id in served.summaries.items() if kept in by_id}
         return json_body(
             {
                 "id": stored["id"],
@@ -238,6 +249,18 @@ class Searcher:
                 "columns": columns,
                 "summaries": summaries,
             }
+        )
+
+    @api.post("/export")
+    async def export(self, body: ExportRequest) -> Response:
+        served: Served = await self.live.get()
+        with bad_request(VectorIndexError):
+            papers = {str(paper["id"]): paper for paper in map(served.index.paper, body.ids)}
+        media_type, suffix = MEDIA_TYPES[body.format]
+        return Response(
+            citations([{k: _plain(v) for k, v in paper.items()} for paper in papers.values()], body.format),
+            media_type=media_type,
+            headers={"Content-Disposition": f'attachment; filename="papers.{suffix}"'},
         )
 
     @api.post("/reload")

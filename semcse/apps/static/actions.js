@@ -4,7 +4,7 @@
 // and writes the panels and the URL.
 
 import { colourChoices, colourColumn, colourPoints } from "./colours.js";
-import { $ } from "./dom.js";
+import { $, el } from "./dom.js";
 import { countText } from "./format.js";
 import { layoutFrom, nearestRows, viewAt } from "./geometry.js";
 import { bringIntoView, draw, fitMap, resizeCanvas, scheduleDraw } from "./map.js";
@@ -209,6 +209,22 @@ export async function runSearch({ keepSelection }) {
   } else listResults([], null);
   busy("#results", false);
   showStatus();
+}
+
+/** Download the listed papers as one CSV, BibTeX or RIS file (the search app writes it). */
+export async function exportResults(format) {
+  const ids = state.results.map((hit) => hit.id);
+  try {
+    const response = await fetch(searchApp("/export"), {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ids, format }) });
+    if (!response.ok) throw new Error((await response.json()).error.message);
+    const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+    const url = URL.createObjectURL(await response.blob());
+    el("a", { href: url, download: name ? name[1] : "papers" }).click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);  // once the click has handed the file to the browser
+  } catch (error) {
+    showMessage(`The export failed: ${error.message}`);
+  }
 }
 
 /** Say why a search is not sent (unusable weights have said so already). */

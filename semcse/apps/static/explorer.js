@@ -32,6 +32,7 @@ function connectControls() {
   });
   $("#weights").addEventListener("input", (event) => actions.setWeight(event.target.dataset.aspect, Number(event.target.value)));
   $("#relayout").addEventListener("click", actions.relayoutBySliders);
+  $("#export").addEventListener("click", (event) => { if (event.target.dataset.format) actions.exportResults(event.target.dataset.format); });
   $("#colour-by").addEventListener("change", (event) => actions.colourBy(event.target.value));
   $("#zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
   $("#zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));

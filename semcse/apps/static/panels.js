@@ -148,6 +148,7 @@ export function showResults(results, heading) {
   const list = $("#results");
   list.replaceChildren(...results.map((hit) => paperItem(hit, { snippet: true })));
   $("#results-empty").hidden = results.length > 0;
+  $("#export").hidden = results.length === 0;
   $("#results-heading").textContent = heading;
   list.dataset.count = String(results.length);
 }

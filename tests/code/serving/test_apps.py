@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -50,6 +51,21 @@ def test_papers_to_read_and_to_colour_by(apps: dict[str, str], client: httpx.Cli
     missing = client.get(f"{apps['search']}/papers/no-such-paper")
     assert missing.status_code == 404
     assert missing.json()["error"]["message"] == "unknown paper id 'no-such-paper': it is not in this index"
+
+
+def test_hits_export_for_a_reference_manager(apps: dict[str, str], client: httpx.Client, sample_records: list[dict]):
+    ids = [r["id"] for r in sample_records[:3]]
+    bib = client.post(f"{apps['search']}/export", json={"ids": ids, "format": "bibtex"})
+    assert bib.status_code == 200 and bib.headers["content-type"].startswith("application/x-bibtex")
+    assert bib.headers["content-disposition"] == 'attachment; filename="papers.bib"'
+    assert bib.text.count("@article{") == 3 and f"@article{{{ids[0]}," in bib.text
+    ris = client.post(f"{apps['search']}/export", json={"ids": ids[:1], "format": "ris"}).text
+    assert ris.startswith("TY  - JOUR\r\n") and f"TI  - {sample_records[0]['title']}\r\n" in ris
+    rows = pd.read_csv(io.StringIO(client.post(f"{apps['search']}/export", json={"ids": ids, "format": "csv"}).text))
+    assert rows["id"].tolist() == ids and rows["topic"].tolist() == [r["topic"] for r in sample_records[:3]]
+    unknown = client.post(f"{apps['search']}/export", json={"ids": ["nope"], "format": "csv"})
+    assert unknown.status_code == 400 and "unknown paper id 'nope'" in unknown.json()["error"]["message"]
+    assert client.post(f"{apps['search']}/export", json={"ids": ids, "format": "docx"}).status_code == 422
 
 
 def test_snippets_start_at_the_sentence_that_matches_and_columns_colour_by_their_commonest_values() -> None:

@@ -98,7 +98,9 @@ def click_empty_space(page: Any) -> None:
 
 def drag_slider(page: Any, aspect: str, fraction: float) -> None:
     """Grab an aspect's slider by its thumb and drag it to `fraction` of its track."""
-    box = page.locator(f"#weights input[data-aspect='{aspect}']").bounding_box()
+    slider = page.locator(f"#weights input[data-aspect='{aspect}']")
+    slider.scroll_into_view_if_needed()  # as a user scrolls the panel back to it (a click lower down scrolled it)
+    box = slider.bounding_box()
     value = float(page.locator(f"#weights input[data-aspect='{aspect}']").input_value())
     thumb = 8  # half a thumb: the track's ends are where the thumb's centre stops
     y = box["y"] + box["height"] / 2
@@ -156,6 +158,10 @@ def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
     expect(results.first.locator(".sim")).to_have_count(len(ASPECTS))  # one similarity per aspect
     page.mouse.move(*on_screen(page, listed(page, "#results")[0]))  # the results are ringed on the map
     expect(page.locator("#tooltip")).to_contain_text("result 1")
+    with page.expect_download() as download:  # the listed papers, for a reference manager
+        page.locator("#export button[data-format=bibtex]").click()
+    assert download.value.suggested_filename == "papers.bib"
+    assert Path(download.value.path()).read_text().count("@article{") == 20
 
     summarised = list(corpus)[0]
     click_paper(page, summarised)
