@@ -227,7 +227,7 @@ def test_sigkill_during_an_update_then_rerun_through_the_job_script(built, repo_
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     assert "done in an earlier run, skipped" in second.stdout + second.stderr
-    assert "new = added + skipped + rejected: 6 = 6 + 0 + 0" in second.stdout
+    assert "new = added + merged + skipped + rejected: 6 = 6 + 0 + 0 + 0" in second.stdout
     now = _assert_consistent(cfg)
     assert len(now["index"]) == len(before["index"]) + 6
     assert all(now["map"][p] == xy for p, xy in before["map"].items())
@@ -309,4 +309,4 @@ def test_the_report_says_its_counts_as_one_line():
 
     counts = {"replaced": 0, "reasons": {}, "corpus": 1, "rejects": ""}
     report = UpdateReport("k", "f", "d", new=3, added=1, skipped=1, rejected=1, **counts)
-    assert report.lines()[0] == "new = added + skipped + rejected: 3 = 1 + 1 + 1"
+    assert report.lines()[0] == "new = added + merged + skipped + rejected: 3 = 1 + 0 + 1 + 1"
