@@ -347,9 +347,9 @@ class Update:
         root = self._built("index", "index")
         if not root:
             return {"index": None}
-        aliases = read_aliases(self._done("validate")["duplicates"])
-        if self._done("embed").get("vectors") or (aliases and not self._rebuilt()):
-            additions = self.additions if self._done("embed").get("vectors") else pd.DataFrame(columns=["id", "title"])
+        embedded, aliases = self._done("embed").get("vectors"), read_aliases(self._done("validate")["duplicates"])
+        if embedded or (aliases and not self._rebuilt()):  # rows that all merged into papers still add their ids
+            additions = self.additions if embedded else pd.DataFrame(columns=["id", "title"])
             SearchIndex.publish_grown(root, f"add-{self.key}", additions, self._vectors, self.replaced, aliases)
         papers = SearchIndex.manifest(root)["size"]
         log.debug("index: %d papers, version %s", papers, versions.current(root))

@@ -55,15 +55,16 @@ def find_duplicates(
     for row in range(len(ids)):
         if row in kept:
             continue
-        for earlier in [e for part in ((0, title[row]), (1, abstract[row])) if part[1] for e in seen.get(part, [])]:
+        parts = [part for part in ((0, title[row]), (1, abstract[row])) if part[1]]
+        # a known paper is only ever the earlier one, so it is compared with nothing
+        for earlier in [e for part in parts for e in seen.get(part, [])] if row >= own else []:
             matcher = SequenceMatcher(None, words[row], words[earlier], autojunk=False)
-            if row >= own and matcher.quick_ratio() >= LIKELY_SIMILARITY:
-                if (similarity := matcher.ratio()) >= LIKELY_SIMILARITY:
-                    kept[row] = (earlier, "likely", similarity)
-                    break
+            if matcher.quick_ratio() >= LIKELY_SIMILARITY and (similarity := matcher.ratio()) >= LIKELY_SIMILARITY:
+                kept[row] = (earlier, "likely", similarity)
+                break
         else:
-            for part in ((0, title[row]), (1, abstract[row])):
-                if part[1] and len(bucket := seen.setdefault(part, [])) < MAX_COMPARED:
+            for part in parts:
+                if len(bucket := seen.setdefault(part, [])) < MAX_COMPARED:
                     bucket.append(row)
 
     def root(row: int) -> int:  # a likely copy of a merged exact copy is merged into the paper both repeat
@@ -71,11 +72,17 @@ def find_duplicates(
             row = kept[row][0]
         return row
 
-    table = [
-        (ids[row], ids[root(earlier)], kind, round(similarity, 4), kind == "exact" or merge_likely)
-        for row, (earlier, kind, similarity) in sorted(kept.items())
-    ]
-    return pd.DataFrame(table, columns=list(COLUMNS)).astype({"similarity": float, "merged": bool})
+    return duplicates_table(
+        [
+            (ids[row], ids[root(earlier)], kind, round(similarity, 4), kind == "exact" or merge_likely)
+            for row, (earlier, kind, similarity) in sorted(kept.items())
+        ]
+    )
+
+
+def duplicates_table(rows: list[tuple[str, str, str, float, bool]]) -> pd.DataFrame:
+    """The duplicates contract (`COLUMNS`) from its rows, typed even when there are none."""
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype({"similarity": float, "merged": bool})
 
 
 def duplicates_of(corpus: str | Path) -> str:
@@ -86,7 +93,7 @@ def duplicates_of(corpus: str | Path) -> str:
 def read_duplicates(path: str | Path) -> pd.DataFrame:
     """A duplicates table (`COLUMNS`); none when validation wrote none there (a corpus validated elsewhere)."""
     if not storage.is_file(path):
-        return pd.DataFrame(columns=list(COLUMNS)).astype({"similarity": float, "merged": bool})
+        return duplicates_table([])
     return storage.read_parquet(path).to_pandas()
 
 

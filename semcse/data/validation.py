@@ -28,7 +28,7 @@ import pandas as pd
 
 from semcse import storage
 from semcse.config import ConfigError, CorpusConfig, RunConfig
-from semcse.data.duplicates import COLUMNS, DUPLICATES, duplicates_of, find_duplicates, read_duplicates
+from semcse.data.duplicates import DUPLICATES, duplicates_of, duplicates_table, find_duplicates, read_duplicates
 from semcse.data.io import BAD_UTF8, RawCorpus, read_corpus, read_raw, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
 
@@ -95,7 +95,7 @@ class ValidatedCorpus:
     report: ValidationCounts
     skipped: list[str] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
-    duplicates: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(COLUMNS)))
+    duplicates: pd.DataFrame = field(default_factory=lambda: duplicates_table([]))
 
     def write(self, out_dir: str | Path) -> dict[str, str]:
         """Write accepted rows, rejects, duplicates and the report under `out_dir` (a path or a storage URI)."""
@@ -227,12 +227,12 @@ def validate(
             accepted[column] = _clean(accepted[column])
     # a replacing row's old version leaves the corpus, so it is no paper to merge into; the new version (the user's
     # explicit choice) stays, so later rows may merge into it
-    replacing_ids = set(frame.loc[replacing & ok, ID]) if len(frame) else set()
+    replaced = frame.loc[replacing & ok, ID].tolist() if len(frame) else []
     standing = None
     if against is not None:
-        old_versions = against[~against[ID].astype(str).isin(set(accepted[ID]))]
-        standing = pd.concat([old_versions, accepted[accepted[ID].isin(replacing_ids)]], ignore_index=True)
-    candidates = accepted[~accepted[ID].isin(replacing_ids)]
+        old_versions = against[~against[ID].astype(str).isin(replaced)]
+        standing = pd.concat([old_versions, accepted[accepted[ID].isin(replaced)]], ignore_index=True)
+    candidates = accepted[~accepted[ID].isin(replaced)]
     duplicates = find_duplicates(candidates, standing, cfg.merge_likely_duplicates)
     merged = set(duplicates.loc[duplicates["merged"], "id"])
     accepted = accepted[~accepted[ID].isin(merged)].reset_index(drop=True)
@@ -261,7 +261,6 @@ def validate(
         )
         rejects = pd.concat([rejects, broken], ignore_index=True)
     skipped = frame.loc[skip, ID].tolist() if len(frame) else []
-    replaced = frame.loc[replacing & ok, ID].tolist() if len(frame) else []
     report = ValidationCounts(
         sources=raw.sources,
         total=raw.total,
