@@ -6,7 +6,8 @@ steps of `STEPS` in order, each recorded in `<run_dir>/updates/<key>/pipeline.js
 
 1. **validate** the new rows alone, and against the run's corpus: an id it already holds with the
    same text is skipped, with another text rejected as a conflict (or, with `replace`, accepted as
-   a replacement). `new = added + skipped + rejected` always holds.
+   a replacement); a copy of a paper it holds under another id is merged into it.
+   `new = added + merged + skipped + rejected` always holds.
 2. **corpus**: the accepted rows join the validated corpus (`data.validation.grow_corpus`: rewritten
    whole, then renamed over it).
 3. **invalidate** / **generate** (when the run generated texts): replaced papers' generated units

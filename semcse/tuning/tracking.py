@@ -4,8 +4,8 @@ A driver-side Tune callback sees every result of every trial (the relayed valida
 final report), so curves, params and final metrics land in the trial's child run without the trial
 process knowing about it. The training run that `train` opens for the fit is re-parented under the
 trial's run when the trial completes, so a study reads study → trial → training run in the MLflow UI.
-The trial → run mapping is part of Tune's experiment state, so a restored study keeps logging into
-the same child runs.
+A restored study finds each trial's child run again by its trial id under the parent run (Tune's saved
+state can be older than the kill), so it keeps logging into the same child runs.
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ class TrialRuns(Callback):
         self.runs: dict[str, str] = {}
 
     def _tracker(self, trial: Any) -> Tracker:
-        run_id = self.runs.get(trial.trial_id)
+        run_id = self.runs.get(trial.trial_id) or self._earlier_run(trial.trial_id)
         if run_id is not None:
+            self.runs[trial.trial_id] = run_id
             return Tracker.resume(self.tracking, run_id)
         tracker = Tracker.start(
             self.tracking,
@@ -57,6 +58,21 @@ class TrialRuns(Callback):
         if tracker.run_id:
             self.runs[trial.trial_id] = tracker.run_id
         return tracker
+
+    def _earlier_run(self, trial_id: str) -> str | None:
+        """The child run an earlier, killed driver opened for this trial, if any."""
+        if not (self.tracking.enabled and self.parent_run_id):
+            return None
+        client = Tracker(self.tracking).client
+        experiment = client.get_experiment_by_name(self.tracking.experiment)
+        if experiment is None:
+            return None
+        runs = client.search_runs(
+            [experiment.experiment_id],
+            f"tags.mlflow.parentRunId = '{self.parent_run_id}' and tags.trial_id = '{trial_id}'",
+            max_results=1,
+        )
+        return runs[0].info.run_id if runs else None
 
     def on_trial_start(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
         self._tracker(trial)
@@ -79,9 +95,3 @@ class TrialRuns(Callback):
 
     def on_trial_error(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
         Tracker(self.tracking, self.runs.get(trial.trial_id)).finish("FAILED")
-
-    def get_state(self) -> dict[str, Any] | None:
-        return {"runs": dict(self.runs)}
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        self.runs = dict(state.get("runs", {}))

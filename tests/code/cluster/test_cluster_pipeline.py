@@ -218,7 +218,7 @@ def test_pipeline_resumed_from_the_bucket_writes_only_there_and_serves_from_work
 
         # a living corpus on the same bucket: only the new papers are validated, generated for, embedded, indexed
         added = _run([*SEMCSE, "pipeline", "--config", "run.yaml", "--add", inputs["added"]], driver, env)
-        assert "new = added + skipped + rejected: 2 = 2 + 0 + 0" in added.stdout
+        assert "new = added + merged + skipped + rejected: 2 = 2 + 0 + 0 + 0" in added.stdout
         deadline = time.monotonic() + 60
         while http.get(f"{base}/search/health").json()["papers"] != papers + 2:
             assert time.monotonic() < deadline, "the search app did not move to the grown index"
