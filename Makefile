@@ -5,10 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
-# the suite's xdist workers (WORKERS=2: one computes while the other waits on a process, a cluster or a port; tests
-# sharing a file or a fixture built once run on one worker, tests/conftest.py: worker_groups). 0, in one process,
-# until a whole suite has passed on two workers on CI's 2 cores
-WORKERS ?= 0
+# the suite's xdist workers: one computes while the other waits on a process, a cluster or a port; tests sharing a
+# file or a fixture built once run on one worker (tests/conftest.py: worker_groups). WORKERS=0: one process
+WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 .PHONY: setup browser demo test test-fast bench lint format clean
@@ -28,7 +27,7 @@ demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite
 browser:  ## Debian's chromium for the Playwright explorer tests (never `playwright install`: no browser downloads here).
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
-test: setup browser  ## The whole suite, slow end-to-end tests included (WORKERS=2: on two xdist workers).
+test: setup browser  ## The whole suite, slow end-to-end tests included, on two xdist workers.
 	$(PYTEST)
 
 test-fast: setup  ## Everything but the slow end-to-end tests.
