@@ -8,6 +8,7 @@ import { $, el } from "./dom.js";
 import { countText } from "./format.js";
 import { layoutFrom, nearestRows, viewAt } from "./geometry.js";
 import { bringIntoView, draw, fitMap, resizeCanvas, scheduleDraw } from "./map.js";
+import { namedRegions } from "./regions.js";
 import {
   busy, clearMessage, descriptionText, resultsHeading, setStatus, showColourChoices, showDescription, showLanding,
   showLegend, showMessage, showNeighbours, showPanel, showPaper, showPaperFailed, showPaperOpening, showPosition,
@@ -87,6 +88,7 @@ async function searchOn(health) {
     const listing = await api(searchApp("/papers"));
     state.papers = { titles: listing.titles, columns: listing.columns, row: new Map(listing.ids.map((id, row) => [id, row])) };
     state.timings.papers = performance.now();
+    nameRegions();
   } catch (error) {
     showMessage(`Paper titles could not be loaded: ${error.message}`);
   }
@@ -98,6 +100,8 @@ async function restoreView(fragment) {
   if (Object.keys(asked.weights).length) state.weights = { ...state.weights, ...asked.weights };
   showSliders(state.aspects, state.weights);
   if (Object.keys(asked.layoutWeights).length) await relayout(asked.layoutWeights);
+  state.showRegions = asked.showRegions;
+  $("#region-names").checked = asked.showRegions;
   const choices = colourChoices(state.layout, state.papers);
   const colour = asked.colourBy || state.colourBy;
   state.colourBy = choices.includes(colour) ? colour : choices[0];
@@ -120,6 +124,21 @@ async function restoreView(fragment) {
 function showPoints(points) {
   state.layout = layoutFrom(points);
   recolour();
+  nameRegions();
+}
+
+/** The map's regions, named from the papers' titles (none until the search app has listed them). */
+function nameRegions() {
+  const { titles, row } = state.papers;
+  const started = performance.now();
+  state.regions = titles ? namedRegions(state.layout, state.layout.ids.map((id) => titles[row.get(id)] || "")) : [];
+  state.timings.regionsMs = performance.now() - started;
+}
+
+export function showRegionNames(on) {
+  state.showRegions = on;
+  scheduleDraw();
+  writeUrl();
 }
 
 function recolour() {

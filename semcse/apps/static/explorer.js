@@ -5,12 +5,12 @@
 // search app (the route in <meta name="semcse-search">) ranks papers under the aspect weights and holds
 // their titles, abstracts, corpus columns and summaries. The modules: state.js (the state and the URL
 // that reopens a view), requests.js (talking to the apps), geometry.js and colours.js (the map's maths),
-// map.js (the canvas), panels.js (the rest of the page), actions.js (what each action does), and two
+// map.js (the canvas), regions.js (naming the map's regions), panels.js (the rest of the page), actions.js (what each action does), and two
 // helpers, format.js and dom.js.
 
 import * as actions from "./actions.js";
 import { $ } from "./dom.js";
-import { attachMap, draw, fitMap, scheduleDraw, screenOf, zoomBy } from "./map.js";
+import { attachMap, draw, fitMap, regionNamesDrawn, scheduleDraw, screenOf, zoomBy } from "./map.js";
 import { clearMessage, setStatus, showMessage } from "./panels.js";
 import { state } from "./state.js";
 
@@ -34,6 +34,7 @@ function connectControls() {
   $("#relayout").addEventListener("click", actions.relayoutBySliders);
   $("#export").addEventListener("click", (event) => { if (event.target.dataset.format) actions.exportResults(event.target.dataset.format); });
   $("#colour-by").addEventListener("change", (event) => actions.colourBy(event.target.value));
+  $("#region-names").addEventListener("change", (event) => actions.showRegionNames(event.target.checked));
   $("#zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
   $("#zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
   $("#zoom-reset").addEventListener("click", () => { fitMap(); scheduleDraw(); actions.writeUrl(); });
@@ -52,8 +53,8 @@ attachMap($("#map"), {
 });
 connectControls();
 // for tests and the console: the state (its `timings` say when the first frame was drawn), where a paper is
-// drawn (CSS pixels in the canvas), and one frame drawn now
-window.explorer = { state, redraw: draw, screenOf };
+// drawn (CSS pixels in the canvas), one frame drawn now, and the region names it drew
+window.explorer = { state, redraw: draw, screenOf, regionNamesDrawn };
 actions.load().catch((error) => {
   showMessage(`The map could not be loaded: ${error.message}`);
   setStatus("not loaded");

@@ -13,10 +13,12 @@ import {
   broughtIntoView, discOffsets, fittedView, pannedBy, pointNear, pointRadius, resizedView, toData, toScreen,
   zoomOf, zoomedAt,
 } from "./geometry.js";
+import { scaleAt, unoverlapped } from "./regions.js";
 import { state, titleOf } from "./state.js";
 
 const DRAG_SLOP = 4; // CSS pixels a press moves before it is a drag, not a click
 const INK = "#1d2329";
+const REGION_PX = 110; // CSS pixels a region spans on screen before its name is drawn (regions.js: scaleAt)
 
 let canvas = null;
 let context = null;
@@ -24,6 +26,7 @@ let image = null;
 let pixels = null;
 let drawQueued = false;
 let hovered = null; // the row under the pointer
+let namesDrawn = [];
 let drag = null;
 let on = null; // the entry module's handlers: pick(id), pickPosition(x, y), moved()
 
@@ -66,6 +69,8 @@ export function draw() {
   const { view, layout } = state;
   const r = pointRadius(layout.ids.length, zoomOf(view), ratio());
   drawPoints(r);
+  namesDrawn = [];
+  if (state.showRegions) drawRegionNames();
   drawMarks(r);
   if (state.timings.firstPaint === undefined && layout.ids.length) {
     state.timings.firstPaint = performance.now();
@@ -95,6 +100,37 @@ function drawPoints(r) {
   }
   context.putImageData(image, 0, 0);
 }
+
+/** The names of the regions at the scale that fits the zoom, largest first, none over another. */
+function drawRegionNames() {
+  const k = ratio();
+  const scale = scaleAt(state.regions, state.view.scale, REGION_PX * k);
+  if (scale < 0) return;
+  const regions = state.regions[scale];
+  context.font = `600 ${12 * k}px system-ui, sans-serif`;
+  context.textAlign = "center";
+  context.textBaseline = "middle";
+  const texts = regions.map((region) => region.words.join(" · "));
+  const boxes = regions.map((region, i) => {
+    const [x, y] = toScreen(state.view, region.x, region.y);
+    const half = context.measureText(texts[i]).width / 2 + 4 * k;
+    const box = { left: x - half, right: x + half, top: y - 9 * k, bottom: y + 9 * k, x, y };
+    return box.left < 0 || box.top < 0 || box.right > canvas.width || box.bottom > canvas.height ? null : box;
+  });
+  context.lineJoin = "round";
+  context.lineWidth = 4 * k;
+  context.strokeStyle = "rgba(251, 252, 253, .92)";
+  context.fillStyle = INK;
+  for (const i of unoverlapped(boxes)) {
+    context.strokeText(texts[i], boxes[i].x, boxes[i].y);
+    context.fillText(texts[i], boxes[i].x, boxes[i].y);
+  }
+  context.textAlign = "start";
+  namesDrawn = unoverlapped(boxes).map((i) => texts[i]);
+}
+
+/** The region names the last frame drew (for tests and the console). */
+export const regionNamesDrawn = () => [...namesDrawn];
 
 const screenOfRow = (row) => toScreen(state.view, state.layout.xs[row], state.layout.ys[row]);
 

@@ -12,6 +12,8 @@ export function createState() {
     layout: layoutFrom({ ids: [], x: [], y: [], labels: null }), // the points on the map (geometry.js)
     papers: { titles: null, columns: {}, row: new Map() }, // the search app's listing, by paper id → row
     colourBy: "label", // "label", a corpus column or "none"
+    regions: [], // the named regions at every scale (regions.js), once titles and points are in
+    showRegions: true,
     colouring: { hexes: [], colours: new Uint32Array(0), dimmed: new Uint32Array(0), legend: null }, // colours.js
     view: { width: 1, height: 1, cx: 0, cy: 0, scale: 1, fit: 1 }, // the viewport (geometry.js)
     aspects: [],
@@ -81,7 +83,7 @@ export function decodeWeights(text, aspects) {
 
 // ----- the URL's fragment -------------------------------------------------------------------------------
 
-/** The view as a fragment (no "#"): q, w, sel, at, v (centre and zoom), c, lw; each only when it says something. */
+/** The view as a fragment (no "#"): q, w, sel, at, v (centre and zoom), c, lw, names; each only when it says something. */
 export function encodeFragment(state) {
   const params = new URLSearchParams();
   const { view, position } = state;
@@ -92,6 +94,7 @@ export function encodeFragment(state) {
   params.set("v", `${view.cx.toFixed(4)},${view.cy.toFixed(4)},${(view.scale / view.fit).toFixed(3)}`);
   if (state.colourBy !== "label") params.set("c", state.colourBy);
   if (state.layoutWeights) params.set("lw", encodeWeights(state.layoutWeights));
+  if (!state.showRegions) params.set("names", "0");
   return params.toString();
 }
 
@@ -109,6 +112,7 @@ export function decodeFragment(fragment, aspects) {
     weights: decodeWeights(params.get("w"), aspects),
     layoutWeights: decodeWeights(params.get("lw"), aspects),
     colourBy: params.get("c") || null,
+    showRegions: params.get("names") !== "0",
     viewport: viewport && viewport[2] > 0 ? { cx: viewport[0], cy: viewport[1], zoom: viewport[2] } : null,
     selected: params.get("sel"),
     position: at && { x: at[0], y: at[1] },

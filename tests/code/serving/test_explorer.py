@@ -127,9 +127,10 @@ def message(page: Any) -> Any:
 
 
 def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
-    """Its files load; a message covers the map without moving anything; a search rings its hits; a paper opens
-    from its dot with its summaries and neighbours, which a slider ranks again; empty space is described; a draft
-    lands beside its paper. The map alone (no search, no decoder), at its route without the slash, says what is off."""
+    """Its files load; the map's regions are named; a message covers the map without moving anything; a search
+    rings its hits; a paper opens from its dot with its summaries and neighbours, which a slider ranks again; empty
+    space is described; a draft lands beside its paper. The map alone (no search, no decoder), at its route without
+    the slash, says what is off."""
     from playwright.sync_api import expect
 
     loaded: dict[str, tuple[int, str]] = {}
@@ -137,6 +138,17 @@ def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
     open_page(page, explorer["demo"])
     expected = {path.name: (200, TYPES[path.suffix]) for path in STATIC.iterdir() if path.suffix in TYPES}
     assert {name: loaded.get(name) for name in expected} == expected  # every module and the stylesheet
+
+    # the map's regions are named by words of their papers' titles; the names can be switched off, and the link says so
+    page.wait_for_function("() => window.explorer.regionNamesDrawn().length >= 3")
+    title_words = {w for row in corpus.values() for w in re.findall(r"[^\W\d_][\w'-]*[^\W\d_]", row["title"].lower())}
+    names = page.evaluate("() => window.explorer.regionNamesDrawn()")
+    assert all(set(name.split(" · ")) <= title_words for name in names), names
+    page.locator("#region-names").uncheck()
+    page.wait_for_function("() => window.explorer.regionNamesDrawn().length === 0")
+    expect(page).to_have_url(re.compile("names=0"))
+    page.locator("#region-names").check()
+    page.wait_for_function("() => window.explorer.regionNamesDrawn().length >= 3")
 
     controls = ["#query", "#weights input", "#map"]
     before = [page.locator(selector).first.bounding_box() for selector in controls]
