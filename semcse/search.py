@@ -205,11 +205,34 @@ class SearchIndex:
         row = self.papers.iloc[self.row_of(paper_id)]
         return {str(k): None if _missing(v) else v for k, v in row.items()}
 
-    def neighbours(self, paper_id: str, k: int, weights: Mapping[str, float] | None = None) -> list[SearchHit]:
+    def neighbours(
+        self, paper_id: str, k: int, weights: Mapping[str, float] | None = None, among: np.ndarray | None = None
+    ) -> list[SearchHit]:
         """The k papers nearest an indexed paper under `weights`, the paper itself left out (its stored vectors
         are the query, so nothing is embedded again)."""
         row = self.row_of(paper_id)
-        return self.search(self.stored(row), k, weights, exclude=row)
+        return self.search(self.stored(row), k, weights, exclude=row, among=among)
+
+    def rows_where(
+        self, column: str, low: float | None = None, high: float | None = None, values: list[str] | None = None
+    ) -> np.ndarray:
+        """Which papers a filter keeps, as a mask over rows: a number column within [low, high] (either bound
+        may be open), or any column whose value, as text, is one of `values`; a missing value is never kept."""
+        if column not in self.papers or column in ("id", "abstract"):
+            kept = sorted(c for c in map(str, self.papers.columns) if c not in ("id", "abstract"))
+            raise VectorIndexError(f"no column {column!r} to filter by; the papers have {kept}")
+        cells = self.papers[column]
+        if values is not None:
+            return (cells.notna() & cells.astype(str).isin(values)).to_numpy()
+        if not pd.api.types.is_numeric_dtype(cells) or pd.api.types.is_bool_dtype(cells):
+            raise VectorIndexError(f"column {column!r} holds no numbers: filter it by values, not by a range")
+        numbers = cells.astype(np.float64).to_numpy()
+        kept_rows = ~np.isnan(numbers)
+        if low is not None:
+            kept_rows &= numbers >= low
+        if high is not None:
+            kept_rows &= numbers <= high
+        return kept_rows
 
     def stored(self, row: int) -> dict[str, np.ndarray]:
         """The indexed vectors of one paper (normalised for cosine indexes), per aspect."""
@@ -256,16 +279,20 @@ class SearchIndex:
         k: int,
         weights: Mapping[str, float] | None = None,
         exclude: int | None = None,
+        among: np.ndarray | None = None,
     ) -> list[SearchHit]:
-        """The k papers with the best weighted score, exactly; `query` holds one [1, d] vector per weighted aspect."""
+        """The k papers with the best weighted score, exactly; `query` holds one [1, d] vector per weighted aspect.
+        `among`, a mask over rows (`rows_where`), keeps the others out."""
         alpha = self.weights(weights)
         missing = [a for a in alpha if a not in query]
         if missing:
             raise VectorIndexError(f"the query has no vector for weighted aspect(s) {missing}")
         combined = self.stacked() @ self._stacked_query(query, alpha)
+        eligible = np.ones(len(combined), bool) if among is None else np.asarray(among, bool).copy()
         if exclude is not None:
-            combined[exclude] = -np.inf
-        k = min(k, len(combined) - (exclude is not None))
+            eligible[exclude] = False
+        combined[~eligible] = -np.inf
+        k = min(k, int(eligible.sum()))
         if k < 1:
             return []
         top = np.argpartition(-combined, k - 1)[:k]

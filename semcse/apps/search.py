@@ -6,9 +6,10 @@ copy). A pipeline index is a versioned root: when `semcse pipeline --add` publis
 the app moves to it without dropping a request (`semcse/apps/live.py`), on the next request after a
 second or at once on `POST /search/reload`; `/health` says which version is served.
 
-- `POST /search {query | id, k, weights}`: ranked papers with a snippet of each abstract, the weighted
+- `POST /search {query | id, k, weights, filter}`: ranked papers with a snippet of each abstract, the weighted
   score, the distance on each weighted aspect and the similarity on every aspect. By `id` these are
-  the paper's neighbours under those weights (itself left out).
+  the paper's neighbours under those weights (itself left out). `filter` ranks only the papers whose corpus
+  column is in a range (`{column, min, max}`) or one of some values (`{column, values}`).
 - `GET /search/papers`: every paper's id and title, and each corpus column encoded for colouring a
   map (categories with codes, or numbers), in one response written once per index version.
 - `GET /search/papers/{id}`: one paper to read: title, abstract, its corpus columns and, when the
@@ -65,11 +66,31 @@ _WORD = re.compile(r"\w{3,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
+class PaperFilter(RequestBody):
+    """The papers a ranking may return: `column` within [`min`, `max`] (a number column; either bound may be
+    left out), or `column` one of `values`."""
+
+    column: str = Field(min_length=1)
+    min: float | None = None
+    max: float | None = None
+    values: list[str] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "PaperFilter":
+        bounded = self.min is not None or self.max is not None
+        if bounded == (self.values is not None):
+            raise ValueError("a filter has either `min` and/or `max` (a range of numbers) or `values`")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"the filter's min ({self.min:g}) is above its max ({self.max:g})")
+        return self
+
+
 class SearchRequest(RequestBody):
     query: str | None = Field(None, min_length=1)
     id: str | None = Field(None, min_length=1)
     k: int = Field(10, gt=0)
     weights: dict[str, float] | None = None
+    filter: PaperFilter | None = None
 
     @model_validator(mode="after")
     def _one_target(self) -> "SearchRequest":
@@ -207,11 +228,13 @@ class Searcher:
         served: Served = await self.live.get()
         index = served.index
         with bad_request(VectorIndexError):
+            where = body.filter
+            among = None if where is None else index.rows_where(where.column, where.min, where.max, where.values)
             if body.id is not None:
-                hits = index.neighbours(body.id, body.k, body.weights)
+                hits = index.neighbours(body.id, body.k, body.weights, among)
             else:
                 query: dict[str, np.ndarray] = encode_aspects(served.encoder, [body.query or ""])
-                hits = index.search(query, body.k, body.weights)
+                hits = index.search(query, body.k, body.weights, among=among)
         results = [
             {
                 "id": h.id,

@@ -14,12 +14,13 @@ function viewedState() {
   Object.assign(state, {
     aspects: ASPECTS, weights: { aspect_a: 0.2, aspect_b: 0.55 }, query: "transformer fine-tuned & end to end",
     selected: "W12", colourBy: "topic", layoutWeights: { aspect_a: 1, aspect_b: 0 }, showRegions: false,
+    filter: { column: "year", min: 2000, max: null },
   });
   state.view = { width: 800, height: 600, cx: 1.23456, cy: -7.5, scale: 50, fit: 20 };
   return state;
 }
 
-test("a view survives the fragment: query, weights, selection, viewport, colouring, layout, region names", () => {
+test("a view survives the fragment: query, weights, selection, viewport, colouring, layout, region names, filter", () => {
   const asked = decodeFragment(`#${encodeFragment(viewedState())}`, ASPECTS);
   assert.deepEqual(asked, {
     query: "transformer fine-tuned & end to end",
@@ -27,6 +28,7 @@ test("a view survives the fragment: query, weights, selection, viewport, colouri
     layoutWeights: { aspect_a: 1, aspect_b: 0 },
     colourBy: "topic",
     showRegions: false,
+    filter: "year:2000:",
     viewport: { cx: 1.2346, cy: -7.5, zoom: 2.5 },
     selected: "W12",
     position: null,
@@ -57,8 +59,8 @@ test("what a fragment cannot say is left out: unknown aspects, bad numbers, a ba
   assert.equal(asked.position, null);
   assert.equal(decodeFragment("v=1%2C2%2C0", ASPECTS).viewport, null); // zoom 0
   assert.deepEqual(decodeFragment("", ASPECTS), {
-    query: "", weights: {}, layoutWeights: {}, colourBy: null, showRegions: true, viewport: null, selected: null,
-    position: null,
+    query: "", weights: {}, layoutWeights: {}, colourBy: null, showRegions: true, filter: null, viewport: null,
+    selected: null, position: null,
   });
 });
 

@@ -1,18 +1,20 @@
 // What the explorer does when it opens and when the user acts: search, open a paper, ask a position,
-// place a draft, move a slider, lay the map out again, colour it, and reopen the view a link describes.
+// place a draft, move a slider, filter, lay the map out again, colour it, and reopen the view a link describes.
 // Each action changes the state, asks the apps (one latest-wins kind of request each), redraws the map,
 // and writes the panels and the URL.
 
 import { colourChoices, colourColumn, colourPoints } from "./colours.js";
 import { $, el } from "./dom.js";
+import { decodeFilter, filterChoices, filterFrom, keptRows } from "./filters.js";
 import { countText } from "./format.js";
 import { layoutFrom, nearestRows, viewAt } from "./geometry.js";
 import { bringIntoView, draw, fitMap, resizeCanvas, scheduleDraw } from "./map.js";
 import { namedRegions } from "./regions.js";
 import {
-  busy, clearMessage, descriptionText, resultsHeading, setStatus, showColourChoices, showDescription, showLanding,
-  showLegend, showMessage, showNeighbours, showPanel, showPaper, showPaperFailed, showPaperOpening, showPosition,
-  showResults, showSearchOff, showShares, showSliders, showStatus,
+  busy, clearMessage, descriptionText, resultsHeading, setStatus, showColourChoices, showDescription,
+  showFilterColumns, showFilterInputs, showFilterNote, showLanding, showLegend, showMessage, showNeighbours,
+  showPanel, showPaper, showPaperFailed, showPaperOpening, showPosition, showResults, showSearchOff, showShares,
+  showSliders, showStatus,
 } from "./panels.js";
 import { api, bothSettled, latestWins, mapApp, searchApp, searchRoute, searchUnavailable } from "./requests.js";
 import { decodeFragment, encodeFragment, paperIdIn, state, titleOf, weightsUsable } from "./state.js";
@@ -51,6 +53,9 @@ function usableWeights() {
 
 /** The weights the map is laid out by, for the map app's requests about positions on it. */
 const layoutBody = () => (state.layoutWeights ? { weights: state.layoutWeights } : {});
+
+/** The filter, for the search app's rankings. */
+const filterBody = () => (state.filter ? { filter: state.filter } : {});
 
 // ----- opening the page ---------------------------------------------------------------------------------
 
@@ -107,6 +112,10 @@ async function restoreView(fragment) {
   state.colourBy = choices.includes(colour) ? colour : choices[0];
   showColourChoices(choices, state.colourBy);
   recolour();
+  showFilterColumns(filterChoices(state.papers));
+  const filter = decodeFilter(asked.filter, state.papers);
+  if (filter) showFilterInputs(filter.column, state.papers.columns[filter.column], filter);
+  applyFilter(filter);
   if (asked.viewport) state.view = viewAt(state.view, asked.viewport);
   scheduleDraw();
   if (asked.query) {
@@ -123,6 +132,7 @@ async function restoreView(fragment) {
 /** The map app's points become the layout, coloured as chosen. */
 function showPoints(points) {
   state.layout = layoutFrom(points);
+  state.kept = keptRows(state.filter, state.layout, state.papers);
   recolour();
   nameRegions();
 }
@@ -169,6 +179,33 @@ async function relayout(weights) {
     writeUrl();
   }
   if (outcome.current) showStatus();
+}
+
+// ----- the filter ---------------------------------------------------------------------------------------
+
+/** Another column to filter by: its inputs, empty, and every paper kept until they say otherwise. */
+export function chooseFilterColumn(name) {
+  showFilterInputs(name, state.papers.columns[name], null);
+  filterChanged();
+}
+
+/** The filter's inputs changed: once they rest, the map fades what it leaves out and the lists are ranked again. */
+export const filterChanged = afterRest(() => {
+  const name = $("#filter-column").value;
+  const typed = { min: $("#filter-min").value, max: $("#filter-max").value, value: $("#filter-value").value };
+  const filter = filterFrom(state.papers.columns[name], name, typed);
+  if (JSON.stringify(filter) === JSON.stringify(state.filter)) return;
+  applyFilter(filter);
+  writeUrl();
+  for (const [list, shown] of Object.entries(rankedLists())) if (shown) busy(list, true);
+  rankAgain();
+}, REST_MS);
+
+function applyFilter(filter) {
+  state.filter = filter;
+  state.kept = keptRows(filter, state.layout, state.papers);
+  showFilterNote(filter, state.kept ? state.kept.reduce((a, b) => a + b, 0) : 0, state.layout.ids.length);
+  scheduleDraw();
 }
 
 // ----- weights ------------------------------------------------------------------------------------------
@@ -218,7 +255,8 @@ export async function runSearch({ keepSelection }) {
   }
   setStatus("searching…");
   busy("#results", true);
-  const body = id !== null ? { id, k: RESULTS_K, weights } : { query: text, k: RESULTS_K, weights };
+  const target = id !== null ? { id } : { query: text };
+  const body = { ...target, k: RESULTS_K, weights, ...filterBody() };
   const outcome = await requests.search.send(() => api(searchApp("/"), body));
   if (!outcome.current) return;
   if (outcome.ok) {
@@ -284,7 +322,7 @@ async function refreshNeighbours(fresh) {
   const weights = usableWeights();
   if (id === null || !weights || !state.search.on) { busy("#neighbours", false); return; }
   busy("#neighbours", true);
-  const outcome = await requests.neighbours.send(() => api(searchApp("/"), { id, k: NEIGHBOURS_K, weights }));
+  const outcome = await requests.neighbours.send(() => api(searchApp("/"), { id, k: NEIGHBOURS_K, weights, ...filterBody() }));
   if (!outcome.current) return;
   if (outcome.ok) {
     if (state.selected !== id) return; // another paper is opening: its neighbours come next
@@ -327,7 +365,7 @@ export async function describePosition() {
 /** A draft's nearest papers under the weights (null without search). */
 function draftNeighbours(text, weights) {
   if (!state.search.on) return Promise.resolve(null);
-  return api(searchApp("/"), { query: text, k: NEIGHBOURS_K, weights }).then((data) => data.results);
+  return api(searchApp("/"), { query: text, k: NEIGHBOURS_K, weights, ...filterBody() }).then((data) => data.results);
 }
 
 /** Where a draft lands, and its nearest papers; when both are refused, the map's refusal is the one shown. */

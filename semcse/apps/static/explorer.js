@@ -5,8 +5,8 @@
 // search app (the route in <meta name="semcse-search">) ranks papers under the aspect weights and holds
 // their titles, abstracts, corpus columns and summaries. The modules: state.js (the state and the URL
 // that reopens a view), requests.js (talking to the apps), geometry.js and colours.js (the map's maths),
-// map.js (the canvas), regions.js (naming the map's regions), panels.js (the rest of the page), actions.js (what each action does), and two
-// helpers, format.js and dom.js.
+// regions.js (naming the map's regions), filters.js (a filter by a corpus column), map.js (the canvas),
+// panels.js (the rest of the page), actions.js (what each action does), and two helpers, format.js and dom.js.
 
 import * as actions from "./actions.js";
 import { $ } from "./dom.js";
@@ -35,6 +35,8 @@ function connectControls() {
   $("#export").addEventListener("click", (event) => { if (event.target.dataset.format) actions.exportResults(event.target.dataset.format); });
   $("#colour-by").addEventListener("change", (event) => actions.colourBy(event.target.value));
   $("#region-names").addEventListener("change", (event) => actions.showRegionNames(event.target.checked));
+  $("#filter-column").addEventListener("change", (event) => actions.chooseFilterColumn(event.target.value));
+  for (const input of ["#filter-min", "#filter-max", "#filter-value"]) $(input).addEventListener("input", actions.filterChanged);
   $("#zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
   $("#zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
   $("#zoom-reset").addEventListener("click", () => { fitMap(); scheduleDraw(); actions.writeUrl(); });

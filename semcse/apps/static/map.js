@@ -18,6 +18,7 @@ import { state, titleOf } from "./state.js";
 
 const DRAG_SLOP = 4; // CSS pixels a press moves before it is a drag, not a click
 const INK = "#1d2329";
+const FILTERED_OUT = pixel("#e9ecef"); // a point the filter leaves out: there, but not to be read
 const REGION_PX = 110; // CSS pixels a region spans on screen before its name is drawn (regions.js: scaleAt)
 
 let canvas = null;
@@ -88,6 +89,7 @@ function drawPoints(r) {
   const { view, layout: { xs, ys } } = state;
   const offsets = discOffsets(r, width);
   const colours = marked() ? state.colouring.dimmed : state.colouring.colours;
+  const { kept } = state;
   const [ox, oy] = [width / 2 - view.cx * view.scale, height / 2 + view.cy * view.scale];
   pixels.fill(pixel(BACKGROUND));
   for (let i = 0; i < xs.length; i++) {
@@ -95,7 +97,7 @@ function drawPoints(r) {
     const sy = Math.round(oy - ys[i] * view.scale);
     if (sx < r || sy < r || sx >= width - r || sy >= height - r) continue;
     const centre = sy * width + sx;
-    const colour = colours[i];
+    const colour = kept && !kept[i] ? FILTERED_OUT : colours[i];
     for (let k = 0; k < offsets.length; k++) pixels[centre + offsets[k]] = colour;
   }
   context.putImageData(image, 0, 0);

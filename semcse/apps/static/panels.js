@@ -1,11 +1,12 @@
 // The panels around the map, written from what they are given: the message over the map and the status
 // line, the aspect-weight sliders, the colour legend and its choices, the lists of papers (results,
-// neighbours, nearest papers), and the reader (a paper, a clicked position or a placed draft). What to
+// neighbours, nearest papers), the filter's controls, and the reader (a paper, a clicked position or a placed draft). What to
 // show is decided in actions.js; listeners are the entry module's (a paper's title is a link in an
 // `li[data-id]`).
 
 import { RAMP } from "./colours.js";
 import { $, el } from "./dom.js";
+import { filterText, valuesOf } from "./filters.js";
 import { barWidth, countText, legendNumber, mapPosition, shareText, similarityText } from "./format.js";
 import { state, titleOf, weightShares } from "./state.js";
 
@@ -96,6 +97,41 @@ export function showLegend(legend, colourBy) {
     box.append(el("span", { dataset: { category: name } }, el("i", { style: `background: ${colour}` }),
       `${name || "(none)"} (${countText(count)})`));
   }
+}
+
+// ----- the filter ---------------------------------------------------------------------------------------
+
+/** The columns to filter by ("" for all papers); the section is hidden when the corpus has none. */
+export function showFilterColumns(names) {
+  $("#filter").hidden = names.length === 0;
+  $("#filter-column").replaceChildren(el("option", { value: "" }, "(all papers)"),
+    ...names.map((name) => el("option", { value: name }, name)));
+}
+
+/** The inputs for the chosen column, holding `filter`'s bounds or value: a range for numbers (the placeholders
+ * say the column's own range), the values of a category. */
+export function showFilterInputs(name, column, filter) {
+  $("#filter-column").value = column ? name : "";
+  $("#filter-range").hidden = column?.kind !== "number";
+  $("#filter-value").hidden = column?.kind !== "category";
+  if (column?.kind === "number") {
+    const values = column.values.filter((value) => value !== null);
+    $("#filter-min").placeholder = values.length ? legendNumber(Math.min(...values)) : "";
+    $("#filter-max").placeholder = values.length ? legendNumber(Math.max(...values)) : "";
+    $("#filter-min").value = filter?.min ?? "";
+    $("#filter-max").value = filter?.max ?? "";
+  } else if (column) {
+    $("#filter-value").replaceChildren(el("option", { value: "" }, "(choose)"),
+      ...valuesOf(column).map((value) => el("option", { value }, value)));
+    $("#filter-value").value = filter?.values?.[0] ?? "";
+  }
+}
+
+/** How many papers the filter keeps, or that it keeps them all. */
+export function showFilterNote(filter, kept, total) {
+  $("#filter-note").textContent = filter
+    ? `${countText(kept)} of ${countText(total)} papers (${filterText(filter)}): only these are ranked; the rest are faded.`
+    : "";
 }
 
 // ----- lists of papers ----------------------------------------------------------------------------------

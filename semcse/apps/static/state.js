@@ -5,6 +5,7 @@
 // `encodeFragment` and read back by `decodeFragment`, which is how a shared link reopens the same view.
 // Nothing here touches the page.
 
+import { encodeFilter } from "./filters.js";
 import { layoutFrom } from "./geometry.js";
 
 export function createState() {
@@ -14,6 +15,8 @@ export function createState() {
     colourBy: "label", // "label", a corpus column or "none"
     regions: [], // the named regions at every scale (regions.js), once titles and points are in
     showRegions: true,
+    filter: null, // {column, min, max} or {column, values} (filters.js): what rankings return, what the map shows
+    kept: null, // the filter's flag per layout row (null: no filter)
     colouring: { hexes: [], colours: new Uint32Array(0), dimmed: new Uint32Array(0), legend: null }, // colours.js
     view: { width: 1, height: 1, cx: 0, cy: 0, scale: 1, fit: 1 }, // the viewport (geometry.js)
     aspects: [],
@@ -83,7 +86,7 @@ export function decodeWeights(text, aspects) {
 
 // ----- the URL's fragment -------------------------------------------------------------------------------
 
-/** The view as a fragment (no "#"): q, w, sel, at, v (centre and zoom), c, lw, names; each only when it says something. */
+/** The view as a fragment (no "#"): q, w, sel, at, v (centre and zoom), c, lw, names, f; each only when it says something. */
 export function encodeFragment(state) {
   const params = new URLSearchParams();
   const { view, position } = state;
@@ -95,6 +98,7 @@ export function encodeFragment(state) {
   if (state.colourBy !== "label") params.set("c", state.colourBy);
   if (state.layoutWeights) params.set("lw", encodeWeights(state.layoutWeights));
   if (!state.showRegions) params.set("names", "0");
+  if (state.filter) params.set("f", encodeFilter(state.filter));
   return params.toString();
 }
 
@@ -113,6 +117,7 @@ export function decodeFragment(fragment, aspects) {
     layoutWeights: decodeWeights(params.get("lw"), aspects),
     colourBy: params.get("c") || null,
     showRegions: params.get("names") !== "0",
+    filter: params.get("f"), // read against the listing's columns (filters.js: decodeFilter)
     viewport: viewport && viewport[2] > 0 ? { cx: viewport[0], cy: viewport[1], zoom: viewport[2] } : null,
     selected: params.get("sel"),
     position: at && { x: at[0], y: at[1] },

@@ -27,6 +27,10 @@ def test_search_by_text_and_by_id(apps: dict[str, str], client: httpx.Client, sa
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     by_id = client.post(apps["search"], json={"id": first["id"], "k": 3, "weights": {"": 1.0}}).json()["results"]
     assert len(by_id) == 3 and first["id"] not in {h["id"] for h in by_id}
+    topic = {r["id"]: r["topic"] for r in sample_records}
+    where = {"column": "topic", "values": [topic[by_id[-1]["id"]]]}
+    kept = client.post(apps["search"], json={"id": first["id"], "k": 3, "filter": where}).json()["results"]
+    assert kept and all(topic[h["id"]] == where["values"][0] for h in kept)
     assert httpx.get(f"{apps['search']}/health").json()["papers"] == len(sample_records)
 
 
@@ -95,6 +99,10 @@ def test_snippets_start_at_the_sentence_that_matches_and_columns_colour_by_their
         ({"query": "x", "k": 500}, 400, "limit"),
         ({"query": "x", "weights": {"species": 1}}, 400, "unknown aspect"),
         ({"query": "x", "weights": {"": -1}}, 400, "non-negative"),
+        ({"query": "x", "filter": {"column": "year", "min": 2000}}, 400, "no column 'year' to filter by"),
+        ({"query": "x", "filter": {"column": "topic", "min": 2000}}, 400, "holds no numbers"),
+        ({"query": "x", "filter": {"column": "topic"}}, 422, "either `min` and/or `max`"),
+        ({"query": "x", "filter": {"column": "topic", "min": 3, "max": 1}}, 422, "min (3) is above its max (1)"),
     ],
 )
 def test_bad_search_requests(apps, client, payload, status, words) -> None:
