@@ -1,13 +1,15 @@
 """Does our trainer deliver a better model without an LLM? Base, our recipes and sentence-transformers side by side.
 
-Part `recipes` (the LLM-free table): for each seed, on the same ohsumed training abstracts, our Ray Train +
-DeepSpeed trainer fine-tunes all-MiniLM-L6-v2 with `crops`, `title`, the mix `crops:0.5+title:0.5` and
-`auto` (the recipe the `llm-free` study chose, `semcse.data.modes.AUTO`) at one step budget; plain
-sentence-transformers (`fit` with MultipleNegativesRankingLoss) is given exactly the pairs and batch
+Part `recipes` (the LLM-free table): for each seed, on the first `--train` abstracts of the invasion-biology
+corpus, our Ray Train + DeepSpeed trainer fine-tunes all-MiniLM-L6-v2 with `crops`, `title`, the mix
+`crops:0.5+title:0.5` and `auto` (the recipe the `llm-free` study chose, `semcse.data.modes.AUTO`) at one step
+budget; plain sentence-transformers (`fit` with MultipleNegativesRankingLoss) is given exactly the pairs and batch
 order `auto` trains on, with the same learning rate, warm-up, weight decay, temperature, steps and batch.
 Every model is scored on data the trainer never sees, with 95% bootstrap intervals:
 
-- ohsumed's test split: kNN accuracy and label agreement (neighbours among the training abstracts);
+- INAS dev (721 expert-labelled invasion-biology abstracts, disjoint from the corpus): kNN@5 label agreement,
+  kNN accuracy and V-measure, where the base model is not at its ceiling;
+- ohsumed's test split: kNN accuracy and label agreement (neighbours among its training abstracts);
 - the medical-methodology judgements: Spearman of similarity vs LLM judgements (the `aspects` suite);
 - cs_papers: the semantic suite with TL;DR queries (query→paper and title→abstract average ranks).
 
