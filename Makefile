@@ -5,9 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
-# the suite's xdist workers: one computes while the other waits on a process, a cluster or a port; tests sharing a
-# file or a fixture built once run on one worker (tests/conftest.py: worker_groups). WORKERS=0: one process
-WORKERS ?= 2
+# the suite's xdist workers (tests sharing a file or a fixture built once run on one worker: tests/conftest.py,
+# worker_groups). One process by default: on CI's 2 cores two workers ran slower (docs/DEVELOPMENT.md)
+WORKERS ?= 0
 PYTEST := $(BIN)/pytest -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 .PHONY: setup browser demo test test-fast bench lint format clean
@@ -27,7 +27,7 @@ demo: setup  ## Run the main job on the embedded default (local Ray, CPU, sqlite
 browser:  ## Debian's chromium for the Playwright explorer tests (never `playwright install`: no browser downloads here).
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
-test: setup browser  ## The whole suite, slow end-to-end tests included, on two xdist workers.
+test: setup browser  ## The whole suite, slow end-to-end tests included (WORKERS=N: on N xdist workers).
 	$(PYTEST)
 
 test-fast: setup  ## Everything but the slow end-to-end tests.
