@@ -49,7 +49,7 @@ test("k-means finds three blobs far apart, the same way on every run", () => {
 test("a region is named by its own words, not the words every region shares nor a word seen once", () => {
   const { layout, titles, topics } = blobs();
   const region = kMeans(layout.xs, layout.ys, 3);
-  const names = distinctiveWords(region, titles, 3);
+  const names = distinctiveWords(region, titles.map((title) => [...new Set(titleWords(title))]), 3);
   for (let b = 0; b < 3; b++) {
     const name = names[region[30 * b]];
     assert.equal(name[0], topics[b][0], `blob ${b}: ${name}`); // in every title of the blob, in no other
