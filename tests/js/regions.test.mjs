@@ -1,11 +1,11 @@
-// Naming the map's regions: the words a title offers, k-means on the map, class-based TF-IDF, the scale a zoom
-// shows, and labels that do not overlap.
+// Naming the map's regions: the words a title offers, k-means on the map, each region's most distinctive words,
+// the scale a zoom shows, and labels that do not overlap.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { layoutFrom } from "../../semcse/apps/static/geometry.js";
 import {
-  distinctiveWords, kMeans, namedRegions, scaleAt, titleWords, unoverlapped,
+  distinctiveWords, kMeans, namedRegions, scaleAt, titleTerms, titleWords, unoverlapped,
 } from "../../semcse/apps/static/regions.js";
 
 /** Three tight blobs far apart (the same points every run), their papers titled by their own topic's words. */
@@ -49,7 +49,7 @@ test("k-means finds three blobs far apart, the same way on every run", () => {
 test("a region is named by its own words, not the words every region shares nor a word seen once", () => {
   const { layout, titles, topics } = blobs();
   const region = kMeans(layout.xs, layout.ys, 3);
-  const names = distinctiveWords(region, titles.map((title) => [...new Set(titleWords(title))]), 3);
+  const names = distinctiveWords(region, titleTerms(titles), 3);
   for (let b = 0; b < 3; b++) {
     const name = names[region[30 * b]];
     assert.equal(name[0], topics[b][0], `blob ${b}: ${name}`); // in every title of the blob, in no other

@@ -1,6 +1,6 @@
 // Names for the map's regions. The layout is cut into regions at a few scales (k-means on the map's own
 // coordinates, so a region is what the eye sees as a cluster), and each region is named by the words that set
-// its papers' titles apart from the rest of the map: class-based TF-IDF, the way BERTopic names topics.
+// its papers' titles apart from the rest of the map (their keyness, `distinctiveWords`).
 // map.js draws the finest scale whose regions are still wide on screen, so zooming in reveals finer names.
 // Every function here is pure.
 
@@ -19,9 +19,11 @@ const STOPWORDS = new Set(`
   model models novel potential recent report response role studies study system systems three toward
 `.split(/\s+/).filter(Boolean));
 
+const WORD = /\p{L}[\p{L}\p{N}'-]*\p{L}/gu;
+
 /** The words of a title that can name a region: lower case, three letters or more, no stopwords, no numbers. */
 export function titleWords(title) {
-  const words = (title || "").toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*\p{L}/gu) || [];
+  const words = (title || "").toLowerCase().match(WORD) || [];
   return words.filter((word) => word.length >= 3 && !STOPWORDS.has(word));
 }
 
@@ -83,41 +85,80 @@ export function kMeans(xs, ys, k, seed = 1) {
   return assign(xs, ys, cx, cy, new Int32Array(xs.length));
 }
 
-/** Each region's WORDS most distinctive words (seen in at least two of its titles), by class-based TF-IDF:
- * a word's share of the region's words × log(1 + the average words per region / the word's count on the map).
- * `words` holds each paper's distinct title words (`titleWords`). */
-export function distinctiveWords(region, words, k) {
-  const counts = Array.from({ length: k }, () => new Map());
-  const everywhere = new Map();
-  const sizes = new Float64Array(k);
-  for (let i = 0; i < words.length; i++) {
-    for (const word of words[i]) {
-      const own = counts[region[i]];
-      own.set(word, (own.get(word) || 0) + 1);
-      everywhere.set(word, (everywhere.get(word) || 0) + 1);
-      sizes[region[i]] += 1;
+/** Each title's distinct words as numbers into one vocabulary (counting numbers is faster than counting strings). */
+export function titleTerms(titles) {
+  const number = new Map();
+  const vocabulary = [];
+  const lastTitle = []; // per term, the last title that held it: a title counts a word once
+  const terms = titles.map((title, i) => {
+    const own = [];
+    for (const word of titleWords(title)) {
+      let term = number.get(word);
+      if (term === undefined) {
+        term = vocabulary.length;
+        number.set(word, term);
+        vocabulary.push(word);
+        lastTitle.push(-1);
+      }
+      if (lastTitle[term] !== i) { lastTitle[term] = i; own.push(term); }
     }
+    return own;
+  });
+  return { terms, vocabulary };
+}
+
+/** Whether two words are one word's singular and plural ("ant", "ants"; "invasion", "invasions"). */
+function sameWord(a, b) {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return long.startsWith(short) && long.length - short.length <= 2;
+}
+
+/** Each region's WORDS most distinctive words, seen in at least two of its titles, by keyness: the share of the
+ * region's titles that hold the word × log(that share / its share over the whole map). A word as common
+ * everywhere as in the region scores nothing, so a corpus's own topic ("invasive", "species") names no region.
+ * `titles` is `titleTerms`' answer, in the order of `region`. */
+export function distinctiveWords(region, { terms, vocabulary }, k) {
+  const size = vocabulary.length;
+  const counts = new Int32Array(k * size); // region × term: titles of the region holding the term
+  const everywhere = new Int32Array(size);
+  const members = Array.from({ length: k }, () => []);
+  for (let i = 0; i < terms.length; i++) {
+    const at = region[i] * size;
+    members[region[i]].push(i);
+    for (const term of terms[i]) { counts[at + term] += 1; everywhere[term] += 1; }
   }
-  const average = sizes.reduce((a, b) => a + b, 0) / k;
-  return counts.map((own, c) =>
-    [...own].filter(([, count]) => count >= 2)
-      .map(([word, count]) => [word, (count / sizes[c]) * Math.log(1 + average / everywhere.get(word))])
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .slice(0, WORDS)
-      .map(([word]) => word));
+  return members.map((rows, c) => {
+    const scored = [];
+    for (const i of rows) {
+      for (const term of terms[i]) {
+        const count = counts[c * size + term];
+        if (count < 2) continue;
+        counts[c * size + term] = 0; // scored once
+        const [share, overall] = [count / rows.length, everywhere[term] / terms.length];
+        if (share > overall) scored.push([share * Math.log(share / overall), vocabulary[term]]);
+      }
+    }
+    scored.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
+    const chosen = [];
+    for (const [, word] of scored) {
+      if (chosen.length === WORDS) break;
+      if (!chosen.some((other) => sameWord(other, word))) chosen.push(word);
+    }
+    return chosen;
+  });
 }
 
 /** The named regions of a layout at every scale: [{x, y, papers, radius, words}] per scale, coarse to fine, where
  * (x, y) is the region's centre and `radius` the root-mean-square distance of its papers from it (map units).
- * `titles` are in the layout's row order; a region with no word seen twice is left unnamed (and out). */
+ * `titles` are in the layout's row order; a region with no distinctive word is left unnamed (and out). */
 export function namedRegions(layout, titles, scales = SCALES) {
   const { xs, ys } = layout;
-  const words = titles.map((title) => [...new Set(titleWords(title))]);
+  const terms = titleTerms(titles);
   return scales.map((wanted, s) => {
     const k = Math.min(wanted, Math.floor(xs.length / MIN_PAPERS));
     if (k < 1) return [];
     const region = kMeans(xs, ys, k, s + 1);
-    const names = distinctiveWords(region, words, k);
+    const names = distinctiveWords(region, terms, k);
     const [sx, sy, count] = [new Float64Array(k), new Float64Array(k), new Float64Array(k)];
     for (let i = 0; i < xs.length; i++) { sx[region[i]] += xs[i]; sy[region[i]] += ys[i]; count[region[i]] += 1; }
     const spread = new Float64Array(k);
