@@ -76,7 +76,7 @@ FRAMES_JS = """async (frames) => {
       s.view = viewAt(stamps.length);
       e.redraw();
       if (stamps.length <= frames) requestAnimationFrame(step);
-      else done(stamps.slice(1).map((t, i) => t - stamps[i]));
+      else done(stamps.slice(2).map((t, i) => t - stamps[i + 1])); // the first frame's time predates the loop above
     };
     requestAnimationFrame(step);
   });
