@@ -48,6 +48,9 @@ test("a corpus column colours the points the listing has; the others are missing
   assert.deepEqual(year.legend, { kind: "number", low: 1990, high: 2020 });
   assert.deepEqual(colourChoices(layout, papers), ["topic", "year", "none"]);
   assert.deepEqual(colourChoices(pointsOf(["a"], ["x"]), papers), ["label", "topic", "year", "none"]);
+  const regions = [[{ x: 0, y: 0, papers: 5, radius: 1, words: ["coral", "reef"] }], []];
+  assert.deepEqual(colourChoices(layout, papers, regions), ["region", "topic", "year", "none"]);
+  assert.deepEqual(colourChoices(layout, papers, [[], []]), ["topic", "year", "none"], "no named region");
 });
 
 test("coloured by nothing, every point has the first colour and there is no legend", () => {

@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import { layoutFrom } from "../../semcse/apps/static/geometry.js";
 import {
-  distinctiveWords, kMeans, namedRegions, scaleAt, titleTerms, titleWords, unoverlapped,
+  distinctiveWords, kMeans, namedRegions, regionColumn, scaleAt, titleTerms, titleWords, unoverlapped,
 } from "../../semcse/apps/static/regions.js";
 
 /** Three tight blobs far apart (the same points every run), their papers titled by their own topic's words. */
@@ -83,4 +83,17 @@ test("the zoom shows the finest scale whose regions are wide enough on screen", 
 test("a label that would overlap a larger region's is left out, and so is one off screen", () => {
   const box = (left, top) => ({ left, top, right: left + 50, bottom: top + 20 });
   assert.deepEqual(unoverlapped([box(0, 0), box(40, 10), null, box(60, 0), box(0, 20)]), [0, 3, 4]);
+});
+
+test("the coarsest regions colour the map: each point by the nearest named region, named as drawn", () => {
+  const { layout, titles, topics } = blobs();
+  const [coarse] = namedRegions(layout, titles, [3]);
+  const column = regionColumn(layout, coarse);
+  assert.equal(column.kind, "category");
+  assert.deepEqual(new Set(column.names), new Set(coarse.map((r) => r.words.join(" · "))));
+  for (let b = 0; b < 3; b++) {
+    const codes = new Set(column.codes.slice(30 * b, 30 * b + 30));
+    assert.equal(codes.size, 1);
+    assert.equal(column.names[[...codes][0]].split(" · ")[0], topics[b][0]);
+  }
 });

@@ -107,7 +107,7 @@ async function restoreView(fragment) {
   if (Object.keys(asked.layoutWeights).length) await relayout(asked.layoutWeights);
   state.showRegions = asked.showRegions;
   $("#region-names").checked = asked.showRegions;
-  const choices = colourChoices(state.layout, state.papers);
+  const choices = colourChoices(state.layout, state.papers, state.regions);
   const colour = asked.colourBy || state.colourBy;
   state.colourBy = choices.includes(colour) ? colour : choices[0];
   showColourChoices(choices, state.colourBy);
@@ -133,8 +133,8 @@ async function restoreView(fragment) {
 function showPoints(points) {
   state.layout = layoutFrom(points);
   state.kept = keptRows(state.filter, state.layout, state.papers);
-  recolour();
   nameRegions();
+  recolour();
 }
 
 /** The map's regions, named from the papers' titles (none until the search app has listed them). */
@@ -152,7 +152,8 @@ export function showRegionNames(on) {
 }
 
 function recolour() {
-  state.colouring = colourPoints(colourColumn(state.colourBy, state.layout, state.papers), state.layout.ids.length);
+  const column = colourColumn(state.colourBy, state.layout, state.papers, state.regions);
+  state.colouring = colourPoints(column, state.layout.ids.length);
   showLegend(state.colouring.legend, state.colourBy);
 }
 

@@ -1,6 +1,8 @@
 // The map's colours: a colour for every point from the column the map is coloured by (the layout's
-// labels or a corpus column: a palette for categories, a ramp for numbers), as canvas pixels, plain
-// and washed out (when papers are marked), and the legend that explains them.
+// labels, its named regions or a corpus column: a palette for categories, a ramp for numbers), as canvas
+// pixels, plain and washed out (when papers are marked), and the legend that explains them.
+
+import { regionColumn } from "./regions.js";
 
 export const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
                         "#eeca3b", "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -31,9 +33,10 @@ export function ramp(t) {
   return `#${mix.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** What the map can be coloured by: its labels (when it has them), each corpus column, or nothing. */
-export function colourChoices(layout, papers) {
-  return [...(layout.labels ? ["label"] : []), ...Object.keys(papers.columns), "none"];
+/** What the map can be coloured by: its labels (when it has them), its named regions (when there are any; the
+ * coarsest scale of regions.js), each corpus column, or nothing. */
+export function colourChoices(layout, papers, regions = []) {
+  return [...(layout.labels ? ["label"] : []), ...(regions[0]?.length ? ["region"] : []), ...Object.keys(papers.columns), "none"];
 }
 
 /** The layout's labels as categories, most frequent first; past the palette's size the rest are "other". */
@@ -59,8 +62,9 @@ function corpusColumn(column, layout, papers) {
 }
 
 /** The column named `name`, per map point: {kind: "category", names, codes, other} or {kind: "number", values}; null for none. */
-export function colourColumn(name, layout, papers) {
+export function colourColumn(name, layout, papers, regions = []) {
   if (name === "label" && layout.labels) return labelColumn(layout.labels);
+  if (name === "region" && regions[0]?.length) return regionColumn(layout, regions[0]);
   const column = papers.columns[name];
   return column ? corpusColumn(column, layout, papers) : null;
 }

@@ -173,6 +173,21 @@ export function namedRegions(layout, titles, scales = SCALES) {
   });
 }
 
+/** The coarsest named regions as a colouring column: each point coded by the named region whose centre is nearest
+ * (names as the map draws them), for colours.js. */
+export function regionColumn(layout, regions) {
+  const { xs, ys } = layout;
+  const codes = new Int32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    let bestD = Infinity;
+    regions.forEach((region, c) => {
+      const d = (xs[i] - region.x) ** 2 + (ys[i] - region.y) ** 2;
+      if (d < bestD) { bestD = d; codes[i] = c; }
+    });
+  }
+  return { kind: "category", names: regions.map((region) => region.words.join(" · ")), codes, other: false };
+}
+
 /** The scale to name at this zoom: the finest whose typical region is at least `minPixels` across on screen
  * (the coarsest when none is); -1 when there are no regions. */
 export function scaleAt(regions, pixelsPerUnit, minPixels) {

@@ -12,7 +12,7 @@ export function createState() {
   return {
     layout: layoutFrom({ ids: [], x: [], y: [], labels: null }), // the points on the map (geometry.js)
     papers: { titles: null, columns: {}, row: new Map() }, // the search app's listing, by paper id → row
-    colourBy: "label", // "label", a corpus column or "none"
+    colourBy: "label", // "label", "region", a corpus column or "none"
     regions: [], // the named regions at every scale (regions.js), once titles and points are in
     showRegions: true,
     filter: null, // {column, min, max} or {column, values} (filters.js): what rankings return, what the map shows

@@ -149,6 +149,9 @@ def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
     expect(page).to_have_url(re.compile("names=0"))
     page.locator("#region-names").check()
     page.wait_for_function("() => window.explorer.regionNamesDrawn().length >= 3")
+    page.locator("#colour-by").select_option("region")  # the coarsest regions as colours, named in the legend
+    expect(page.locator("#legend span").first).to_contain_text(" · ")
+    page.locator("#colour-by").select_option("label")
 
     controls = ["#query", "#weights input", "#map"]
     before = [page.locator(selector).first.bounding_box() for selector in controls]
