@@ -69,7 +69,7 @@ class TrialRuns(Callback):
             return None
         runs = client.search_runs(
             [experiment.experiment_id],
-            f"tags.mlflow.parentRunId = '{self.parent_run_id}' and tags.trial_id = '{trial_id}'",
+            f"tags.{PARENT_TAG} = '{self.parent_run_id}' and tags.trial_id = '{trial_id}'",
             max_results=1,
         )
         return runs[0].info.run_id if runs else None

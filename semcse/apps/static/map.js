@@ -123,12 +123,13 @@ function drawRegionNames() {
   context.lineWidth = 4 * k;
   context.strokeStyle = "rgba(251, 252, 253, .92)";
   context.fillStyle = INK;
-  for (const i of unoverlapped(boxes)) {
+  const shown = unoverlapped(boxes);
+  for (const i of shown) {
     context.strokeText(texts[i], boxes[i].x, boxes[i].y);
     context.fillText(texts[i], boxes[i].x, boxes[i].y);
   }
   context.textAlign = "start";
-  namesDrawn = unoverlapped(boxes).map((i) => texts[i]);
+  namesDrawn = shown.map((i) => texts[i]);
 }
 
 /** The region names the last frame drew (for tests and the console). */

@@ -52,6 +52,13 @@ function assign(xs, ys, cx, cy, region) {
   return region;
 }
 
+/** Each region's mean position and size: [x, y, count], the means NaN for an empty region. */
+function means(xs, ys, region, k) {
+  const [sx, sy, count] = [new Float64Array(k), new Float64Array(k), new Float64Array(k)];
+  for (let i = 0; i < xs.length; i++) { sx[region[i]] += xs[i]; sy[region[i]] += ys[i]; count[region[i]] += 1; }
+  return [sx.map((v, c) => v / count[c]), sy.map((v, c) => v / count[c]), count];
+}
+
 /** k-means of the points: k-means++ seeding and a fixed number of rounds on at most SAMPLE of them (every
  * ⌈n / SAMPLE⌉-th: a 37k-paper map is named in tens of milliseconds), then each point's region, 0 … k − 1. */
 export function kMeans(xs, ys, k, seed = 1) {
@@ -77,10 +84,8 @@ export function kMeans(xs, ys, k, seed = 1) {
   }
   const region = new Int32Array(n);
   for (let round = 0; round < ITERATIONS; round++) {
-    assign(sxs, sys, cx, cy, region);
-    const [sx, sy, count] = [new Float64Array(k), new Float64Array(k), new Float64Array(k)];
-    for (let i = 0; i < n; i++) { sx[region[i]] += sxs[i]; sy[region[i]] += sys[i]; count[region[i]] += 1; }
-    for (let c = 0; c < k; c++) if (count[c]) [cx[c], cy[c]] = [sx[c] / count[c], sy[c] / count[c]];
+    const [mx, my, count] = means(sxs, sys, assign(sxs, sys, cx, cy, region), k);
+    for (let c = 0; c < k; c++) if (count[c]) [cx[c], cy[c]] = [mx[c], my[c]];
   }
   return assign(xs, ys, cx, cy, new Int32Array(xs.length));
 }
@@ -159,15 +164,11 @@ export function namedRegions(layout, titles, scales = SCALES) {
     if (k < 1) return [];
     const region = kMeans(xs, ys, k, s + 1);
     const names = distinctiveWords(region, terms, k);
-    const [sx, sy, count] = [new Float64Array(k), new Float64Array(k), new Float64Array(k)];
-    for (let i = 0; i < xs.length; i++) { sx[region[i]] += xs[i]; sy[region[i]] += ys[i]; count[region[i]] += 1; }
+    const [mx, my, count] = means(xs, ys, region, k);
     const spread = new Float64Array(k);
-    for (let i = 0; i < xs.length; i++) {
-      const c = region[i];
-      spread[c] += (xs[i] - sx[c] / count[c]) ** 2 + (ys[i] - sy[c] / count[c]) ** 2;
-    }
+    for (let i = 0; i < xs.length; i++) spread[region[i]] += (xs[i] - mx[region[i]]) ** 2 + (ys[i] - my[region[i]]) ** 2;
     return names
-      .map((words, c) => ({ x: sx[c] / count[c], y: sy[c] / count[c], papers: count[c], radius: Math.sqrt(spread[c] / count[c]), words }))
+      .map((words, c) => ({ x: mx[c], y: my[c], papers: count[c], radius: Math.sqrt(spread[c] / count[c]), words }))
       .filter((r) => r.papers >= MIN_PAPERS && r.words.length > 0)
       .sort((a, b) => b.papers - a.papers);
   });
@@ -176,15 +177,8 @@ export function namedRegions(layout, titles, scales = SCALES) {
 /** The coarsest named regions as a colouring column: each point coded by the named region whose centre is nearest
  * (names as the map draws them), for colours.js. */
 export function regionColumn(layout, regions) {
-  const { xs, ys } = layout;
-  const codes = new Int32Array(xs.length);
-  for (let i = 0; i < xs.length; i++) {
-    let bestD = Infinity;
-    regions.forEach((region, c) => {
-      const d = (xs[i] - region.x) ** 2 + (ys[i] - region.y) ** 2;
-      if (d < bestD) { bestD = d; codes[i] = c; }
-    });
-  }
+  const [cx, cy] = ["x", "y"].map((axis) => Float64Array.from(regions, (region) => region[axis]));
+  const codes = assign(layout.xs, layout.ys, cx, cy, new Int32Array(layout.xs.length));
   return { kind: "category", names: regions.map((region) => region.words.join(" · ")), codes, other: false };
 }
 
