@@ -15,9 +15,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`: the suite's loopback helpers
 
-from semcse import logs  # noqa: E402
-from semcse.config import ConfigError, RunConfig, TrainingConfig, load_config, parse_override  # noqa: E402
-from semcse.resources import data_dir  # noqa: E402
+from semcse.core import logs  # noqa: E402
+from semcse.core.config import ConfigError, RunConfig, TrainingConfig, load_config, parse_override  # noqa: E402
+from semcse.core.resources import data_dir  # noqa: E402
 from semcse.training.positives import crops  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import torch
 from _common import minilm_dir, ohsumed_split, pairs_of, save_results
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
 from semcse.training.engine import build_encoder, parameter_groups
 from semcse.training.objective import TEXTS, PairObjective

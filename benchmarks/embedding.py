@@ -47,7 +47,7 @@ def sentence_transformers(texts: list[str], seq: int, batch: int) -> tuple[float
 
 
 def ours(texts: pd.DataFrame, seq: int, batch: int, actors: int | None, work: Path) -> tuple[float, np.ndarray]:
-    from semcse.config import EvaluationConfig
+    from semcse.core.config import EvaluationConfig
     from semcse.embedding import ModelRef, embed_sets
 
     cfg = EvaluationConfig(max_length=seq, batch_size=batch, actors=actors)
@@ -79,7 +79,7 @@ def main() -> None:
 
     import ray
 
-    from semcse.runtime import init_ray
+    from semcse.core.runtime import init_ray
 
     start = time.perf_counter()
     init_ray()

@@ -36,14 +36,14 @@ from benchmarks._common import git_commit, save_results  # noqa: E402
 BEFORE = "32bd758"  # main before issue 29: the dense aspects suite, draws task by task
 SUITE = """
 import json, resource, sys, time
-from semcse.config import load_config
+from semcse.core.config import load_config
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, semantic
 
 suite, corpus, judgements, texts, model, out, bootstrap = sys.argv[1:]
 cfg = load_config(overrides=["tracking.enabled=false", "evaluation.plots=false", f"evaluation.bootstrap={bootstrap}",
                              f"evaluation.judgements={judgements}", f"evaluation.texts={texts}"])
-from semcse.runtime import init_ray
+from semcse.core.runtime import init_ray
 init_ray()  # joins the benchmark's cluster (RAY_ADDRESS), so the Ray driver counts before the suite starts
 
 def rss() -> int:

@@ -156,8 +156,8 @@ def served(index_dir: str, encoder: str, index: Any, queries: int, rng: np.rando
     """The search app as `semcse serve --app search` deploys it here, timed over HTTP one request at a time."""
     from ray import serve
 
-    from semcse.config import RunConfig, ServeConfig, TrackingConfig
-    from semcse.serving import deploy, prepare_deployment
+    from semcse.core.config import RunConfig, ServeConfig, TrackingConfig
+    from semcse.orchestration.serving import deploy, prepare_deployment
 
     settings = ServeConfig(index=index_dir, encoder=encoder, port=free_port())
     plan, notes, _ = prepare_deployment(

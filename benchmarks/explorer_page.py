@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from _common import free_port, minilm_dir, save_results
 
-from semcse.resources import data_dir
+from semcse.core.resources import data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = (REPO / data_dir()).resolve() / "invasion_biology_unlabelled.parquet"
@@ -146,8 +146,8 @@ def build(work: Path, corpus: Path, papers: int | None) -> dict[str, str]:
 
 def serve_apps(parts: dict[str, str]) -> str:
     """The search and map apps as `semcse serve` deploys them here; the page's URL."""
-    from semcse.config import RunConfig, ServeConfig, TrackingConfig
-    from semcse.serving import deploy, prepare_deployment
+    from semcse.core.config import RunConfig, ServeConfig, TrackingConfig
+    from semcse.orchestration.serving import deploy, prepare_deployment
 
     settings = ServeConfig(**parts, port=free_port())
     run = RunConfig(serve=settings, tracking=TrackingConfig(enabled=False))

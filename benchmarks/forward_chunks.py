@@ -25,7 +25,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from _common import free_port, minilm_dir, pairs_of, save_results
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
 from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
 from semcse.training.objective import TEXTS, PairObjective

@@ -112,7 +112,7 @@ def main() -> None:
     import ray
     import torch
 
-    from semcse.config import load_config
+    from semcse.core.config import load_config
     from semcse.testing import build_tiny_causal_lm
 
     with tempfile.TemporaryDirectory() as tmp:

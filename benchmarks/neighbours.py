@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semcse.vector_index import VectorIndex
+from semcse.core.vector_index import VectorIndex
 
 DIM, K = 384, 10
 

@@ -145,8 +145,8 @@ def ours(
     """The embed app as `semcse serve --app embed` deploys it on a local cluster; yields its URL."""
     from ray import serve
 
-    from semcse.config import RunConfig, ServeConfig
-    from semcse.serving import deploy, prepare_deployment
+    from semcse.core.config import RunConfig, ServeConfig
+    from semcse.orchestration.serving import deploy, prepare_deployment
 
     settings = ServeConfig(encoder=str(minilm_dir()), model_name=MODEL_NAME, port=free_port(), **serve_args)
     plan, notes, _ = prepare_deployment(None, RunConfig(serve=settings), ["embed"])

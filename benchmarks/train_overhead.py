@@ -2,7 +2,7 @@
 
 Ray Train's controller takes each worker's `ray.train.report` at its polls, every
 RAY_TRAIN_HEALTH_CHECK_INTERVAL_S, and a worker whose previous report is still untaken waits for the
-next one; the controller also sees the workers start and finish only at a poll. `semcse.runtime`
+next one; the controller also sees the workers start and finish only at a poll. `semcse.core.runtime`
 sets the interval to 0.5 s. This times two short runs end to end, as `train()` runs them (Ray
 Train's controller and worker start, every validation and checkpoint, the export and MLflow), at
 both intervals: `demo`, `make demo`'s training (the demo config: the bundled all-MiniLM-L6-v2,
@@ -27,8 +27,8 @@ from typing import Any
 
 from _common import minilm_dir, save_results
 
-from semcse.config import load_config
-from semcse.runtime import TRAIN_ENV, init_ray
+from semcse.core.config import load_config
+from semcse.core.runtime import TRAIN_ENV, init_ray
 from semcse.training.trainer import prepare, train
 
 INTERVAL = "RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"

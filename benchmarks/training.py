@@ -29,7 +29,7 @@ from typing import Any
 
 from _common import add_set_option, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
 
-from semcse.config import RunConfig
+from semcse.core.config import RunConfig
 from semcse.data.io import write_parquet
 from semcse.training.trainer import PreparedData, prepare
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from semcse.evaluation.metrics import label_agreements, nearest_others
 from semcse.models.unified import load_encoder
-from semcse.steps import StepState
+from semcse.orchestration.steps import StepState
 from semcse.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from semcse import __version__, storage
+from semcse import __version__
 from semcse.commands import corpus, maps
 from semcse.commands.common import (
     ConfigOpt,
@@ -30,7 +30,8 @@ from semcse.commands.common import (
     user_errors,
     value_errors,
 )
-from semcse.config import ConfigError
+from semcse.core import storage
+from semcse.core.config import ConfigError
 from semcse.data.modes import MODES
 
 app = typer.Typer(
@@ -68,7 +69,7 @@ def main(
     ] = False,
 ) -> None:
     """Semantic, multifaceted and decodable embeddings of scientific abstracts, on Ray."""
-    from semcse import logs
+    from semcse.core import logs
 
     logs.set_verbose(verbose)
     logs.configure(ConsoleLog(err_console))
@@ -397,7 +398,7 @@ def serve_command(
 
     Example: semcse serve --app embed --encoder runs/encoder --port 8000
     """
-    from semcse.serving import StopSignals, drain, run_serve
+    from semcse.orchestration.serving import StopSignals, drain, run_serve
 
     cfg = build_config(
         config,
@@ -528,10 +529,10 @@ def search_command(
 
     Example: semcse search --index runs/index --query "grazing reduces invasion" --weights hypothesis=0.7,species=0.3
     """
+    from semcse.core.vector_index import VectorIndexError
     from semcse.models.aspects import encode_aspects, parse_weights
     from semcse.models.unified import UnknownAspect, load_encoder
     from semcse.search import SearchIndex
-    from semcse.vector_index import VectorIndexError
 
     cfg = build_config(config, overrides)
     if (query is None) == (paper_id is None):
@@ -604,7 +605,7 @@ def pipeline_command(
 
     Add to a built run: semcse pipeline --config demo --add new_abstracts.parquet
     """
-    from semcse.tracking import ui_hint
+    from semcse.core.tracking import ui_hint
 
     cfg = build_config(config, overrides)
     if add is None and (replace or retrain):
@@ -612,14 +613,14 @@ def pipeline_command(
     if add is not None:
         if start or until or force:
             raise ConfigError("--add updates a built run as a whole; it takes no --from, --until or --force")
-        from semcse.update import run_update
+        from semcse.orchestration.update import run_update
 
         report = run_update(cfg, add, replace=replace, retrain=retrain)
         for line in report.lines():
             console.print(line, highlight=False, soft_wrap=True, markup=False)
         console.print(f"\nupdate {report.key}: {report.directory}/report.json", highlight=False, soft_wrap=True)
     else:
-        from semcse.pipeline import Pipeline
+        from semcse.orchestration.pipeline import Pipeline
 
         state = Pipeline(cfg).run(start, until, force)
         console.print(f"\nrun directory: {cfg.run_dir} (state in {state.path})", highlight=False, soft_wrap=True)

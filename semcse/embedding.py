@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from semcse import storage
-from semcse.config import EvaluationConfig
+from semcse.core import storage
+from semcse.core.config import EvaluationConfig
 from semcse.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
 from semcse.data.schema import paper_text
 from semcse.data.shards import content_key, finished_keys
@@ -73,8 +73,8 @@ def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: s
     """
     if not isinstance(spec.ref, str | Path):
         return spec.ref
+    from semcse.core.tracking import resolve_model
     from semcse.models.unified import is_unified, load_encoder
-    from semcse.tracking import resolve_model
 
     location = resolve_model(str(spec.ref))  # on this node: a registry reference or URI is fetched here
     path = Path(location)
@@ -139,7 +139,7 @@ def embed_sets(
     """Embed every text set (frames with `id`, `text`) with one model; returns a handle on the stored vectors."""
     import ray
 
-    from semcse.runtime import init_ray
+    from semcse.core.runtime import init_ray
 
     probe = load_model(spec, cfg.max_length, cfg.pooling)
     similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
@@ -301,7 +301,7 @@ def _fingerprint(spec: ModelRef) -> str:
         return f"object:{type(spec.ref).__qualname__}:{id(spec.ref)}"
     ref = str(spec.ref)
     if ref.startswith("models:/"):
-        from semcse.tracking import pinned
+        from semcse.core.tracking import pinned
 
         return pinned(ref)
     if not storage.is_uri(ref) and not Path(ref).expanduser().exists():

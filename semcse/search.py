@@ -7,7 +7,7 @@ and, for an index built from a corpus, the abstract and every other corpus colum
 index shows a reader and colours a map by, kept with the vectors so that one version's texts always
 belong to its vectors), `aliases.json` (the ids validation merged into another paper → that paper's id, which
 every lookup by id resolves), and one `VectorIndex` directory per aspect. The pipeline keeps
-its index as a versioned root (`semcse.versions`): `load` reads whichever version is current, and a
+its index as a versioned root (`semcse.core.versions`): `load` reads whichever version is current, and a
 corpus update publishes a grown copy (`add`, `remove`) as the next version.
 
 Weighted search is exact for any weights: it ranks every paper by `Σ_a α_a s_a(q, v)` (normalised
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse import storage, versions
-from semcse.config import ConfigError, EvaluationConfig, RunConfig
+from semcse.core import storage, versions
+from semcse.core.config import ConfigError, EvaluationConfig, RunConfig
+from semcse.core.vector_index import Metric, VectorIndex, VectorIndexError
 from semcse.embedding import EMBEDDINGS_DIR
-from semcse.vector_index import Metric, VectorIndex, VectorIndexError
 
 MANIFEST, PAPERS, ALIASES = "search.json", "papers.parquet", "aliases.json"
 
@@ -397,12 +397,12 @@ def run_index(cfg: RunConfig, model: str, out: str | Path, versioned: bool = Fal
 
     Papers are embedded on Ray Data actors into `<run_dir>/embeddings` (which the map step then
     reuses). `versioned` publishes the index as the first version of a versioned root
-    (`semcse.versions`), which the pipeline does so corpus updates can later publish grown copies.
+    (`semcse.core.versions`), which the pipeline does so corpus updates can later publish grown copies.
     """
+    from semcse.core.runtime import connect
+    from semcse.core.tracking import pinned
     from semcse.data.duplicates import duplicates_of, read_aliases
     from semcse.data.io import read_corpus
-    from semcse.runtime import connect
-    from semcse.tracking import pinned
 
     cfg = connect(cfg)
     if not cfg.corpus.path:

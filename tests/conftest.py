@@ -166,7 +166,7 @@ def ray_cluster() -> Iterator[None]:
         logging_level="ERROR",
         runtime_env={
             "env_vars": {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"},
-            "worker_process_setup_hook": "semcse.runtime.worker_setup",
+            "worker_process_setup_hook": "semcse.core.runtime.worker_setup",
         },
     )
     yield
@@ -219,6 +219,6 @@ def mlflow_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def tracking(mlflow_store: Path, request: pytest.FixtureRequest):
     """Tracking config on the session store, with an experiment of this test's own."""
-    from semcse.config import TrackingConfig
+    from semcse.core.config import TrackingConfig
 
     return TrackingConfig(**mlflow_tracking(mlflow_store, request.node.nodeid.replace("/", ".")[:200]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from semcse.resources import data_dir
+from semcse.core.resources import data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / data_dir()).resolve()  # the data setting (SEMCSE_DATA), from the repository root

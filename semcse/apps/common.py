@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from semcse.config import ServeConfig, TrainingConfig, format_validation_error
-from semcse.serving import key_digest
+from semcse.core.config import ServeConfig, TrainingConfig, format_validation_error
+from semcse.orchestration.serving import key_digest
 
 HEALTH_PATH = "/health"
 

@@ -13,7 +13,7 @@ from ray import serve
 from ray.serve.deployment import Application
 
 from semcse.apps.common import ApiError, RequestBody, bad_request, configure, create_api, required, settings_from
-from semcse.config import ServeConfig
+from semcse.core.config import ServeConfig
 
 api = create_api("semcse decode")
 

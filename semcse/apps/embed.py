@@ -39,7 +39,7 @@ from semcse.apps.common import (
     set_torch_threads,
     settings_from,
 )
-from semcse.config import ServeConfig
+from semcse.core.config import ServeConfig
 
 api = create_api("semcse embeddings")
 

@@ -1,4 +1,4 @@
-"""What a replica serves from a versioned root (`semcse.versions`), swapped for a newer version while it serves.
+"""What a replica serves from a versioned root (`semcse.core.versions`), swapped for a newer version while it serves.
 
 `semcse pipeline --add` publishes a grown index and map as new versions beside the old ones and
 swaps their pointer last. A replica notices the new pointer on the next request after
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from semcse import storage, versions
+from semcse.core import storage, versions
 
 log = logging.getLogger("semcse.serve")
 

@@ -54,7 +54,7 @@ from semcse.apps.common import (
 )
 from semcse.apps.decode import Decoders
 from semcse.apps.live import Live
-from semcse.config import ServeConfig
+from semcse.core.config import ServeConfig
 
 api = create_api("semcse map")
 

@@ -47,9 +47,9 @@ from semcse.apps.common import (
     settings_from,
 )
 from semcse.apps.live import Live
-from semcse.config import ServeConfig
+from semcse.core.config import ServeConfig
+from semcse.core.vector_index import VectorIndexError
 from semcse.data.citations import MEDIA_TYPES, citations
-from semcse.vector_index import VectorIndexError
 
 log = logging.getLogger("semcse.serve")
 api = create_api("semcse search")

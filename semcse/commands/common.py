@@ -14,9 +14,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from semcse import storage
-from semcse.config import ConfigError, RunConfig, load_config
-from semcse.logs import LineFormatter
+from semcse.core import storage
+from semcse.core.config import ConfigError, RunConfig, load_config
+from semcse.core.logs import LineFormatter
 
 console = Console()
 err_console = Console(stderr=True)
@@ -38,14 +38,14 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from semcse.core.runtime import RayUnavailable
+        from semcse.core.vector_index import VectorIndexError
         from semcse.data.embeddings import EmbeddingError
         from semcse.data.generated import GeneratedDataError
         from semcse.data.io import CorpusError
         from semcse.evaluation.inputs import EvaluationDataError
         from semcse.generation import GenerationIncomplete
         from semcse.models.aspects import MissingAspectError
-        from semcse.runtime import RayUnavailable
-        from semcse.vector_index import VectorIndexError
 
         try:
             return func(*args, **kwargs)
@@ -82,7 +82,7 @@ def build_config(config: str | Path | None, overrides: list[str] | None, **flags
 class ConsoleLog(logging.Handler):
     """How the library's log records look in a terminal: a rule per heading (a pipeline step), a line per event.
 
-    Lines read as `semcse.logs.LineFormatter` writes them in Ray workers, so the driver's and the
+    Lines read as `semcse.core.logs.LineFormatter` writes them in Ray workers, so the driver's and the
     workers' lines look alike; records go to stderr, leaving stdout to each command's results.
     """
 

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from semcse.commands.common import ConfigOpt, SetOpt, build_config, console, user_errors
-from semcse.config import RunConfig
+from semcse.core.config import RunConfig
 
 app = typer.Typer(help="Validate and describe a corpus (Parquet, JSONL or CSV; a file or a directory).")
 
@@ -60,8 +60,8 @@ def corpus_validate(
 
     Example: semcse corpus validate examples/sample_corpus.jsonl --out runs/sample/corpus
     """
+    from semcse.core.tracking import ui_hint
     from semcse.data.validation import run_validation
-    from semcse.tracking import ui_hint
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col, path)
     with console.status(f"validating {path}"):

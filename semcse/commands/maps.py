@@ -39,11 +39,11 @@ def map_layout(
 
     Example: semcse map layout --corpus examples/sample_corpus.jsonl --encoder models/minilm --label-col topic -o m
     """
+    from semcse.core.runtime import connect
     from semcse.data.embeddings import read_embeddings
     from semcse.data.io import read_corpus
     from semcse.maps import layout_papers, map_corpus, render
     from semcse.models.aspects import parse_weights
-    from semcse.runtime import connect
 
     flags = {"corpus.label_col": label_col, "map.weights": parse_weights(weight) or None}
     cfg = build_config(config, overrides, **flags)

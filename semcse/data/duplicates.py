@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from semcse import storage
+from semcse.core import storage
 from semcse.data.schema import ABSTRACT, ID, TITLE
 
 DUPLICATES = "duplicates.parquet"

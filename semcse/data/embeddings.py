@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from semcse import storage
+from semcse.core import storage
 from semcse.data.schema import embeddings_schema
 from semcse.data.shards import read_shards, write_shard
 

@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from semcse import storage
+from semcse.core import storage
 from semcse.data.shards import content_key, finished_keys, shard_path, write_shard
 
 MANIFEST = "_manifest"

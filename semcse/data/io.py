@@ -1,6 +1,6 @@
 """Read corpora from Parquet, JSONL or CSV (a file or a directory of shards), and write Parquet.
 
-Every location is a local path or a storage URI (`semcse.storage`): `s3://bucket/corpus.parquet`
+Every location is a local path or a storage URI (`semcse.core.storage`): `s3://bucket/corpus.parquet`
 reads like a file on disk.
 
 Readers never raise on a bad *row*: a row with undecodable bytes is flagged (`__bad_utf8`) and its
@@ -24,11 +24,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from semcse import storage
+from semcse.core import storage
 from semcse.data.schema import ABSTRACT, ID, TITLE
 
 if TYPE_CHECKING:
-    from semcse.config import CorpusConfig
+    from semcse.core.config import CorpusConfig
 
 SUFFIXES = {
     ".parquet": "parquet",
@@ -254,7 +254,7 @@ def _as_text(value: Any) -> str:
 
 def read_corpus(path: str | Path, cfg: CorpusConfig | None = None) -> pd.DataFrame:
     """Read an already-validated corpus (e.g. `accepted.parquet`) as a DataFrame with canonical columns."""
-    from semcse.config import CorpusConfig
+    from semcse.core.config import CorpusConfig
 
     raw = read_raw(path, cfg or CorpusConfig())
     return raw.frame.drop(columns=[c for c in raw.frame.columns if str(c).startswith("__")])

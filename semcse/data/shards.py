@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from semcse import storage
+from semcse.core import storage
 
 PREFIX = "part-"
 

@@ -16,7 +16,7 @@ import pandas as pd
 from semcse.data.io import CorpusError
 
 if TYPE_CHECKING:
-    from semcse.config import CorpusConfig
+    from semcse.core.config import CorpusConfig
 
 Split = Literal["train", "val", "test"]
 

@@ -12,7 +12,7 @@ from semcse.data.io import read_raw
 from semcse.data.schema import ABSTRACT, ID, TITLE
 
 if TYPE_CHECKING:
-    from semcse.config import CorpusConfig
+    from semcse.core.config import CorpusConfig
 
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 

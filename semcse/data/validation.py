@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse import storage
-from semcse.config import ConfigError, CorpusConfig, RunConfig
+from semcse.core import storage
+from semcse.core.config import ConfigError, CorpusConfig, RunConfig
 from semcse.data.duplicates import DUPLICATES, duplicates_of, duplicates_table, find_duplicates, read_duplicates
 from semcse.data.io import BAD_UTF8, RawCorpus, read_corpus, read_raw, write_parquet
 from semcse.data.schema import ABSTRACT, ID, REASON, TITLE
@@ -295,7 +295,7 @@ def run_validation(cfg: RunConfig, out: str | Path | None = None) -> ValidationR
 
     Without `out`, the outcome goes to `<run_dir>/corpus/<the corpus's name>`, so validating two corpora
     in one run directory keeps both."""
-    from semcse.tracking import Tracker
+    from semcse.core.tracking import Tracker
 
     source = cfg.corpus.path
     if not source:

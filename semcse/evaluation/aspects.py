@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from semcse import storage
-from semcse.config import RunConfig
+from semcse.core import storage
+from semcse.core.config import RunConfig
 from semcse.data.generated import read_judgements, read_texts
 from semcse.data.schema import paper_text
 from semcse.embedding import ModelEmbeddings, ModelRef, embed_sets

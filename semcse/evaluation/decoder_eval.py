@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from semcse import storage
-from semcse.config import RunConfig
+from semcse.core import storage
+from semcse.core.config import RunConfig
 from semcse.maps import layout
 from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 
@@ -226,7 +226,7 @@ def check_decoder_suite(cfg: RunConfig) -> None:
 
 def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[str, Any]:
     """`semcse evaluate --suite decoder`: the table on held-out abstracts, written to `out` and MLflow."""
-    from semcse.tracking import Tracker
+    from semcse.core.tracking import Tracker
 
     settings = cfg.decoder
     check_decoder_suite(cfg)

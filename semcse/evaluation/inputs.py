@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse.config import RunConfig, with_overrides
+from semcse.core.config import RunConfig, with_overrides
 from semcse.data.generated import read_texts
 from semcse.data.io import read_corpus
 from semcse.data.sentences import split_sentences

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from semcse import storage
-from semcse.config import RunConfig
+from semcse.core import storage
+from semcse.core.config import RunConfig
+from semcse.core.vector_index import VectorIndex
 from semcse.data.schema import paper_text
 from semcse.embedding import ModelRef, combined_similarity, combined_vectors, embed_sets
 from semcse.evaluation import metrics
@@ -41,7 +42,6 @@ from semcse.evaluation.inputs import (
 )
 from semcse.evaluation.results import LabelledSpace, SuiteResult
 from semcse.evaluation.uncertainty import Bootstrap, Estimate, interval_note
-from semcse.vector_index import VectorIndex
 
 NAME = "knn"
 V_MEASURE_ROWS = 20_000

@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from semcse import storage
-from semcse.config import EvaluationConfig
+from semcse.core import storage
+from semcse.core.config import EvaluationConfig
+from semcse.core.tracking import Tracker
 from semcse.evaluation.results import SuiteResult
-from semcse.tracking import Tracker
 
 
 def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:

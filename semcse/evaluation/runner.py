@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from semcse import storage
-from semcse.config import ConfigError, RunConfig
+from semcse.core import storage
+from semcse.core.config import ConfigError, RunConfig
+from semcse.core.tracking import Tracker
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects, knn, semantic
 from semcse.evaluation.report import write_report
 from semcse.evaluation.results import SuiteResult
-from semcse.tracking import Tracker
 
 Suite = Callable[[list[ModelRef], Any, RunConfig, Any], SuiteResult]
 SUITES: dict[str, Suite] = {semantic.NAME: semantic.run, knn.NAME: knn.run, aspects.NAME: aspects.run}
@@ -73,8 +73,8 @@ class EvaluationRun:
 def run_evaluation(cfg: RunConfig) -> EvaluationRun:
     """The `evaluation` section run as configured: the decoder suite on each model as a decoder, the other
     suites on the models side by side (on a connected Ray cluster), all under `evaluation.out`."""
+    from semcse.core.runtime import connect
     from semcse.evaluation.decoder_eval import evaluate_decoder
-    from semcse.runtime import connect
 
     ev = cfg.evaluation
     run = EvaluationRun(ev.out or storage.join(cfg.run_dir, "evaluation"))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from semcse.config import GenerationConfig
+from semcse.core.config import GenerationConfig
 from semcse.data.schema import records
 from semcse.generation.stages import LENGTH, STOP, derived_seed, explode_samples, request_meta
 from semcse.generation.tasks import Task
@@ -117,7 +117,7 @@ class TransformersGenerator:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from semcse.tracking import resolve_model
+        from semcse.core.tracking import resolve_model
 
         model_path = resolve_model(model_path)  # on this actor's node: a registry reference or URI is fetched here
         self.torch = torch

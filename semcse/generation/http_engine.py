@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from semcse.config import GenerationConfig
+from semcse.core.config import GenerationConfig
 from semcse.data.schema import records
 from semcse.generation.stages import request_meta
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from semcse.config import ConfigError, GenerationConfig, format_validation_error
+from semcse.core.config import ConfigError, GenerationConfig, format_validation_error
 
 NOT_APPLICABLE = "Not applicable."
 
@@ -102,7 +102,7 @@ class AspectPack(BaseModel):
 
 def find_pack(ref: str) -> Path:
     """A pack YAML path as given, else a pack shipped with the package (`semcse/packs/<name>.yaml`)."""
-    from semcse.resources import ResourceNotFound, find
+    from semcse.core.resources import ResourceNotFound, find
 
     try:
         return find("packs", ref)

@@ -32,8 +32,10 @@ import pandas as pd
 import pyarrow as pa
 from tqdm import tqdm
 
-from semcse import storage
-from semcse.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
+from semcse.core import storage
+from semcse.core.config import ConfigError, GenerationConfig, RunConfig, TrackingConfig
+from semcse.core.runtime import connect
+from semcse.core.tracking import Tracker, registry_version, resolve_model
 from semcse.data.generated import Manifest, describe_settings, settings_key, unit_hash
 from semcse.data.io import read_corpus
 from semcse.data.schema import records
@@ -50,8 +52,6 @@ from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
 from semcse.generation.stats import RunStats
 from semcse.generation.tasks import UNIT, Task, build_task
 from semcse.generation.tokens import TokenCounter, tokenizer_source
-from semcse.runtime import connect
-from semcse.tracking import Tracker, registry_version, resolve_model
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from semcse.config import ConfigError, GenerationConfig
+from semcse.core.config import ConfigError, GenerationConfig
 from semcse.data.generated import PAIR_SEP
 from semcse.data.schema import ABSTRACT, ID, JUDGEMENTS_SCHEMA, TEXTS_SCHEMA, TITLE
 from semcse.generation import parsing, prompts

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from semcse import storage
+from semcse.core import storage
 from semcse.generation.prompts import Message
 
 CHARS_PER_TOKEN = 3.5

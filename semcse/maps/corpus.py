@@ -17,8 +17,8 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from semcse import storage
-from semcse.config import EvaluationConfig, MapConfig, RunConfig, TrackingConfig
+from semcse.core import storage
+from semcse.core.config import EvaluationConfig, MapConfig, RunConfig, TrackingConfig
 from semcse.embedding import EMBEDDINGS_DIR, ModelRef, embed_papers
 from semcse.maps.semantic_map import SemanticMap, layout
 from semcse.models.aspects import encode_aspects
@@ -78,7 +78,7 @@ def _add(into: dict[str, np.ndarray], aspect: str, vectors: dict[str, np.ndarray
 def map_corpus(corpus: pd.DataFrame, models: Mapping[str, str], cfg: RunConfig) -> SemanticMap:
     """The corpus's map under `cfg.map`: papers embedded into the run's shared embeddings (reused by
     the index and later maps), laid out in a Ray task so a cluster's CPU-less head node lays out nothing."""
-    from semcse.runtime import run_remote
+    from semcse.core.runtime import run_remote
 
     vectors = paper_vectors(corpus, models, storage.join(cfg.run_dir, EMBEDDINGS_DIR), cfg.evaluation)
     return run_remote(layout_papers, corpus, vectors, cfg.map, cfg.corpus.label_col)

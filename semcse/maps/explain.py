@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from semcse.config import RunConfig
+from semcse.core.config import RunConfig
 from semcse.maps.corpus import on_map
 from semcse.maps.semantic_map import SemanticMap
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from semcse import storage
+from semcse.core import storage
 from semcse.maps.semantic_map import SemanticMap
 
 

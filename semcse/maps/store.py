@@ -1,6 +1,6 @@
 """A map on disk (map.json, points.parquet, embeddings.npz, pca.npz) and its versions under a versioned root.
 
-A pipeline's map is a versioned root (`semcse.versions`): `load` reads a plain directory or a root's live version,
+A pipeline's map is a versioned root (`semcse.core.versions`): `load` reads a plain directory or a root's live version,
 and `publish_grown` publishes a grown map as the root's next version.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from semcse import storage, versions
+from semcse.core import storage, versions
 
 if TYPE_CHECKING:
     from semcse.maps.semantic_map import SemanticMap

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from semcse.config import ConfigError
+from semcse.core.config import ConfigError
 
 
 class MissingAspectError(ValueError):

@@ -117,7 +117,7 @@ class EmbeddingDecoder(nn.Module):
         """Load a saved decoder (a directory or `models:/semcse-decoder@alias`), optionally re-pointing its LM."""
         from safetensors.torch import load_file
 
-        from semcse.tracking import resolve_model
+        from semcse.core.tracking import resolve_model
 
         root = Path(resolve_model(str(ref), tracking))
         if not (root / SPEC_FILE).is_file():
@@ -294,7 +294,7 @@ def row_seeds(seed: int | None, rows: int) -> list[int | None]:
 def _load_lm(location: str, dtype: torch.dtype | None = None) -> tuple[nn.Module, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from semcse.tracking import resolve_model
+    from semcse.core.tracking import resolve_model
 
     if Path(location).is_absolute() and not Path(location).exists():
         raise FileNotFoundError(f"base LM not found: {location} (pass base_model= to point at its new location)")

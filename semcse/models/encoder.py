@@ -21,7 +21,7 @@ from semcse.models.token_batches import TokenBatches
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
-    from semcse.config import TrackingConfig
+    from semcse.core.config import TrackingConfig
 
 Pooling = Literal["cls", "mean", "last"]
 Similarity = Literal["cosine", "euclidean"]
@@ -232,7 +232,7 @@ class TextEncoder(nn.Module):
         """
         from transformers import AutoModel, AutoTokenizer
 
-        from semcse.tracking import resolve_model
+        from semcse.core.tracking import resolve_model
 
         location = resolve_model(str(ref), tracking)
         root = Path(location)

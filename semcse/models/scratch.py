@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from semcse.config import SCRATCH_PREFIX
+from semcse.core.config import SCRATCH_PREFIX
 
 # (layers, hidden size, attention heads): the compact BERT sizes of Turc et al. (2019), and bert-base.
 ARCHITECTURES: dict[str, tuple[int, int, int]] = {

@@ -145,7 +145,7 @@ class UnifiedEncoder(nn.Module):
         """Load a saved directory or a registered `models:/semcse-multi@alias`."""
         from safetensors.torch import load_file
 
-        from semcse.tracking import resolve_model
+        from semcse.core.tracking import resolve_model
 
         root = Path(resolve_model(str(ref), tracking))
         if not is_unified(root):
@@ -167,7 +167,7 @@ def load_encoder(ref: str | Path, tracking: Any = None, **kwargs: Any) -> Unifie
 
     `kwargs` (pooling, max_length) apply to single-vector encoders only.
     """
-    from semcse.tracking import resolve_model
+    from semcse.core.tracking import resolve_model
 
     location = resolve_model(str(ref), tracking)
     if is_unified(location):

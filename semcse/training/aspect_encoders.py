@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from semcse import logs, storage
-from semcse.config import ConfigError, RunConfig, TrainingConfig, format_validation_error, with_overrides
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, RunConfig, TrainingConfig, format_validation_error, with_overrides
 from semcse.data.generated import GeneratedDataError, write_texts
 from semcse.data.generated import read_texts as read_generated_texts
 from semcse.training.driver import TrainingSetupError, TrainResult, connected
@@ -134,7 +134,7 @@ def concurrency(cfg: RunConfig, n_aspects: int) -> int:
         return 1
     if cfg.multi.concurrency:
         return min(cfg.multi.concurrency, n_aspects)
-    from semcse.runtime import cluster_cpus, target_address
+    from semcse.core.runtime import cluster_cpus, target_address
 
     if target_address(cfg.ray) is not None:
         return n_aspects
@@ -145,8 +145,8 @@ def concurrency(cfg: RunConfig, n_aspects: int) -> int:
 
 def train_aspects(cfg: RunConfig) -> AspectsResult:
     """Train every aspect's encoder; all configurations and data are checked before the first run starts."""
-    from semcse.runtime import requested
-    from semcse.tracking import Tracker
+    from semcse.core.runtime import requested
+    from semcse.core.tracking import Tracker
 
     cfg = connected(cfg, cfg.training)
     multi = cfg.multi

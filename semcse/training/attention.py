@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from torch import nn
 from transformers import PreTrainedModel
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 
 TRAINING = "eager"
 ENCODING = "sdpa"

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from semcse import storage
-from semcse.config import CorpusConfig, DecoderConfig, RunConfig, TrainingConfig
+from semcse.core import storage
+from semcse.core.config import CorpusConfig, DecoderConfig, RunConfig, TrainingConfig
 from semcse.data.generated import read_texts, summaries_by_id
 from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 from semcse.training.driver import TrainingJob, fit_and_deliver

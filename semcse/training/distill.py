@@ -31,14 +31,14 @@ import pandas as pd
 import torch
 from torch import nn
 
-from semcse import logs, storage
-from semcse.config import ConfigError, RunConfig, TrainingConfig
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, RunConfig, TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.data.schema import paper_text
 from semcse.data.split import frame_splits
 from semcse.evaluation.metrics import Similarity, average_rank
-from semcse.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.encoder import TextEncoder
+from semcse.models.losses import MaskedL2Loss, build_pair_loss
 from semcse.models.token_batches import TokenBatches
 from semcse.models.unified import UnifiedEncoder
 from semcse.training.aspect_encoders import (

@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
-from semcse import logs, storage
-from semcse.config import ConfigError, RunConfig, TrainingConfig
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, RunConfig, TrainingConfig
+from semcse.core.tracking import Tracker
 from semcse.data.shards import content_key
-from semcse.tracking import Tracker
 from semcse.training.checkpoints import MODEL_DIR, Outcome, beats_base
 from semcse.training.loop import LoopSpec, StepCallback
 from semcse.training.objective import Objective
@@ -108,11 +108,11 @@ def fit_and_deliver(
 def connected(cfg: RunConfig, tc: TrainingConfig) -> RunConfig:
     """The run config with its locations resolved, and Ray joined or started where the run trains on it."""
     if tc.launcher == "local":
-        from semcse import locations
+        from semcse.core import locations
 
         locations.check_before_ray(cfg)
         return locations.resolved(cfg)
-    from semcse.runtime import connect
+    from semcse.core.runtime import connect
 
     return connect(cfg)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
 
 

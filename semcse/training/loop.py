@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
-from semcse import logs
-from semcse.config import TrackingConfig, TrainingConfig
+from semcse.core import logs
+from semcse.core.config import TrackingConfig, TrainingConfig
 from semcse.training import attention, checkpoints, precision
 from semcse.training.averaging import BaseAverage
 from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
@@ -165,7 +165,7 @@ def fit(spec: LoopSpec, rows: pd.DataFrame, session: Session) -> None:
         torch.set_num_threads(max(1, int(cfg.cpus_per_worker)))
     import deepspeed
 
-    from semcse.tracking import Tracker
+    from semcse.core.tracking import Tracker
     from semcse.training.engine import deepspeed_config, parameter_groups, skip_shared_memory_op
 
     started = time.perf_counter()

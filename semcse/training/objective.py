@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from semcse.config import TrainingConfig
-from semcse.losses import BaseSimilarityLoss, build_pair_loss
+from semcse.core.config import TrainingConfig
+from semcse.models.losses import BaseSimilarityLoss, build_pair_loss
 from semcse.models.token_batches import TokenBatches
 from semcse.training.positives import PairSampler
 

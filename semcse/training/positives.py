@@ -36,7 +36,7 @@ from semcse.data.schema import ABSTRACT, ID, TITLE
 from semcse.data.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from semcse.config import PositiveMix, TrainingConfig
+    from semcse.core.config import PositiveMix, TrainingConfig
 
 TITLE_OK = "title_ok"
 PAIR_COLUMNS = (ID, TITLE, ABSTRACT, "texts", "sentences", TITLE_OK)
@@ -128,7 +128,7 @@ class PairSampler:
     """Draws one (anchor, positive) pair per row of a batch; runs inside the training workers."""
 
     def __init__(self, pairs: str, mix: PositiveMix | None = None) -> None:
-        from semcse.config import PositiveMix
+        from semcse.core.config import PositiveMix
 
         self.modes = mix_weights(pairs)
         self.mix = mix or PositiveMix()

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 
 # torch.cpu's checks for native bf16 instructions (private, hence probed with a False fallback)
 _NATIVE_BF16_PROBES = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")

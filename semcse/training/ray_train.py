@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from semcse import logs, storage
-from semcse.config import RunConfig, TrainingConfig
+from semcse.core import logs, storage
+from semcse.core.config import RunConfig, TrainingConfig
 from semcse.training.checkpoints import CANDIDATE_SCORE, Outcome, best_of
 from semcse.training.loop import LoopSpec, fit
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
 from semcse.training import precision
 

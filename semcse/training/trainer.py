@@ -19,8 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from semcse import logs, storage
-from semcse.config import SCRATCH_PREFIX, RunConfig, TrainingConfig, is_scratch
+from semcse.core import logs, storage
+from semcse.core.config import SCRATCH_PREFIX, RunConfig, TrainingConfig, is_scratch
 from semcse.data.io import read_corpus
 from semcse.data.modes import ASPECT_PREFIX, mix_weights, needs_texts, pair_mode
 from semcse.data.split import frame_splits

@@ -25,8 +25,8 @@ from semcse.data.modes import ASPECT_PREFIX, needs_texts
 from semcse.data.schema import ABSTRACT, TITLE, paper_text
 from semcse.evaluation.metrics import Similarity, label_agreements, nearest_others, true_ranks
 from semcse.evaluation.uncertainty import Bootstrap, Estimate
-from semcse.losses import similarity_kl
 from semcse.models.encoder import TextEncoder
+from semcse.models.losses import similarity_kl
 from semcse.training.distractors import lexical_neighbours
 from semcse.training.positives import TITLE_OK
 

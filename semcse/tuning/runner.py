@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semcse import logs, storage
-from semcse.config import RunConfig
-from semcse.tracking import Tracker
+from semcse.core import logs, storage
+from semcse.core.config import RunConfig
+from semcse.core.tracking import Tracker
 from semcse.tuning.study import Study, StudyError
 from semcse.tuning.table import AblationTable, TrialRow, build_table, write_table
 from semcse.tuning.tracking import TrialRuns
@@ -80,7 +80,7 @@ def run_study(study: Study, base: RunConfig, restore: bool = True) -> StudyResul
     """Check, run (or restore and finish) the study, write and log the ablation table."""
     from ray import tune
 
-    from semcse.runtime import connect, requested
+    from semcse.core.runtime import connect, requested
 
     os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", str(STATE_SAVE_PERIOD_S))
     base = connect(base)
@@ -203,7 +203,7 @@ def _choose_the_winner(
 
 def _concurrency(base: RunConfig, study: Study, ask: dict[str, float]) -> int:
     """Trials at once (0: all of them, queued on the cluster); see the module docstring."""
-    from semcse.runtime import target_address
+    from semcse.core.runtime import target_address
 
     if study.max_concurrent_trials:
         return study.max_concurrent_trials

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from semcse.config import ConfigError, RunConfig, format_validation_error, load_config
+from semcse.core.config import ConfigError, RunConfig, format_validation_error, load_config
 
 RANGE_KINDS = ("uniform", "loguniform", "randint")
 
@@ -178,7 +178,7 @@ class Study(BaseModel):
 
 def find_study(name: str) -> Path:
     """A study YAML path as given, else a study shipped with the package (`semcse/studies/<name>.yaml`)."""
-    from semcse.resources import ResourceNotFound, find
+    from semcse.core.resources import ResourceNotFound, find
 
     try:
         return find("studies", name)

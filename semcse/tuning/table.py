@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from semcse import storage
+from semcse.core import storage
 from semcse.tuning.tracking import numeric_metrics
 from semcse.tuning.trial import DELIVERED_STEP, LOWER_IS_BETTER_KEY, validation_lower_is_better
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from ray.tune import Callback
 
-from semcse.config import TrackingConfig
-from semcse.tracking import Tracker
+from semcse.core.config import TrackingConfig
+from semcse.core.tracking import Tracker
 from semcse.tuning.trial import LOWER_IS_BETTER_KEY, TRAIN_RUN_KEY
 
 PARENT_TAG = "mlflow.parentRunId"

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from semcse import storage
-from semcse.config import RunConfig, with_overrides
+from semcse.core import storage
+from semcse.core.config import RunConfig, with_overrides
 
 if TYPE_CHECKING:
     from semcse.training.distill import DistillResult

@@ -12,7 +12,7 @@ import pytest
 import ray
 import yaml
 
-from semcse.config import load_config
+from semcse.core.config import load_config
 from tests.paths import REPO
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from semcse.logs import NATIVE_NOISE
+from semcse.core.logs import NATIVE_NOISE
 from tests.paths import REPO, mlflow_tracking
 
 TABLE_RULE = re.compile(r"^[|\-: ]+$")  # markdown separator rows repeat by nature

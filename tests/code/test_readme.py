@@ -4,7 +4,7 @@ In each page, every `semcse ...` line of a shell block must name a real command 
 command has; every `make` target it mentions must exist; every relative link must reach a file of the
 repository (and, with a `#fragment`, a heading of that file); the `semcse corpus` commands that need
 nothing but the shipped examples run for real. No page names the data directory's default location:
-pages say `$SEMCSE_DATA`, the one setting (`semcse.resources.data_dir`).
+pages say `$SEMCSE_DATA`, the one setting (`semcse.core.resources.data_dir`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import typer
 from typer.testing import CliRunner
 
 from semcse.cli import app
-from semcse.resources import DEFAULT_DATA
+from semcse.core.resources import DEFAULT_DATA
 from tests.paths import REPO, mlflow_uri
 
 README = REPO / "README.md"
@@ -163,7 +163,7 @@ def test_pages_name_the_data_setting_not_its_default(page):
     assert DEFAULT_DATA not in page.read_text(), f"{page.name} names {DEFAULT_DATA}: write $SEMCSE_DATA/…"
 
 
-SETTING = REPO / "semcse" / "resources.py"
+SETTING = REPO / "semcse" / "core" / "resources.py"
 OUTSIDE = str(Path(DEFAULT_DATA).parent)  # the directory beside the checkout that a clone does not have
 
 
@@ -176,7 +176,7 @@ def test_no_file_names_the_directory_beside_the_checkout_but_the_data_setting():
     files = [REPO / name for name in listed.stdout.splitlines()]
     texts = [f for f in files if f.is_file() and f != SETTING and f.suffix not in {".png", ".parquet", ".whl"}]
     naming = [str(f.relative_to(REPO)) for f in texts if OUTSIDE in f.read_text(errors="replace")]
-    assert not naming, f"{naming} name {OUTSIDE}: read semcse.resources.data_dir() (SEMCSE_DATA) instead"
+    assert not naming, f"{naming} name {OUTSIDE}: read semcse.core.resources.data_dir() (SEMCSE_DATA) instead"
 
 
 def test_the_checks_can_fail(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from semcse.config import CorpusConfig
+from semcse.core.config import CorpusConfig
 from semcse.data.io import read_raw
 from semcse.data.validation import merge_additions, validate
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from semcse.config import CorpusConfig
+from semcse.core.config import CorpusConfig
 from semcse.data.io import CorpusError, read_corpus, read_raw
 from semcse.data.validation import validate
 

@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.config import CorpusConfig
+from semcse.core.config import CorpusConfig
+from semcse.core.vector_index import VectorIndexError
 from semcse.data.duplicates import find_duplicates, read_aliases
 from semcse.data.io import RawCorpus, read_raw
 from semcse.data.split import frame_splits
 from semcse.data.validation import grow_duplicates, validate
 from semcse.search import SearchIndex
-from semcse.vector_index import VectorIndexError
 
 ABSTRACT = (
     "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region, and their "

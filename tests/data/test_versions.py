@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from semcse import versions
+from semcse.core import versions
 
 
 def _writer(text: str):

@@ -18,8 +18,8 @@ def test_validation_loss_improves_and_the_best_step_is_registered(
 ):
     """The decoder trains through the encoders' loop: candidate zero is the untrained decoder, the best step is
     delivered, logged at every evaluation and registered, and loads back from the registry as it was saved."""
+    from semcse.core.tracking import Tracker
     from semcse.models.decoder import EmbeddingDecoder
-    from semcse.tracking import Tracker
 
     local, result, tracking = trained_decoder
     assert result.metrics["best_val_score"] < 0.7 * result.metrics["base_val_score"]

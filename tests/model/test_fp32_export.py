@@ -33,7 +33,7 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     import deepspeed
     from deepspeed.utils import safe_get_full_fp32_param
 
-    from semcse.config import TrainingConfig
+    from semcse.core.config import TrainingConfig
     from semcse.training import checkpoints
     from semcse.training.averaging import BaseAverage
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups

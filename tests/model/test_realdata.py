@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.config import load_config
+from semcse.core.config import load_config
 from semcse.data.split import unit_hash
 from semcse.embedding import ModelRef, embed_sets
 from semcse.evaluation import aspects, knn

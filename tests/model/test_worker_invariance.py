@@ -49,7 +49,7 @@ def _step(rank: int, world: int, model_dir: str, texts: list[str], loss: str) ->
     import torch.distributed as dist
     from deepspeed.utils import safe_get_full_grad
 
-    from semcse.config import TrainingConfig
+    from semcse.core.config import TrainingConfig
     from semcse.models.token_batches import TokenBatches
     from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
     from semcse.training.objective import BASE, TEXTS, PairObjective
@@ -149,7 +149,7 @@ def _distillation_step(rank: int, world: int, port: int, out: str) -> None:
     import torch
     import torch.distributed as dist
 
-    from semcse.losses import MaskedL2Loss
+    from semcse.models.losses import MaskedL2Loss
 
     dist.init_process_group("gloo", rank=rank, world_size=world, init_method=f"tcp://127.0.0.1:{port}")
     predictions = torch.linspace(-1.0, 1.0, 4 * 3 * 2).reshape(4, 3, 2).requires_grad_()
@@ -211,7 +211,7 @@ def test_every_steps_pairs_are_the_same_on_one_or_two_workers_and_after_a_resume
     exactly what the uninterrupted run drew at steps 1 and 2. Three steps cross into a second epoch."""
     import pandas as pd
 
-    from semcse.config import TrainingConfig
+    from semcse.core.config import TrainingConfig
     from semcse.training.positives import build_pair_rows
 
     cfg = TrainingConfig(pairs=pairs, batch_size=12, num_workers=2, min_sentence_chars=40, seed=5)

@@ -21,7 +21,7 @@ import httpx
 import pytest
 import yaml
 
-from semcse import storage
+from semcse.core import storage
 from tests.fixtures.budget import RAY_TRAIN_RUNS, ray_train_runs
 from tests.fixtures.cluster import S3, MlflowServer, Multinode
 from tests.fixtures.loopback import free_port
@@ -61,7 +61,7 @@ def inputs(s3: S3, bucket: str, tiny_encoder_dir: Path, prompt_lm_dir: Path, tmp
     env = {**os.environ, **s3.env}
     base = f"s3://{bucket}/inputs"
     code = (
-        "import sys; from semcse import storage\n"
+        "import sys; from semcse.core import storage\n"
         "for local, uri in zip(sys.argv[1::2], sys.argv[2::2]): storage.upload(local, uri)\n"
     )
     added = tmp_path_factory.mktemp("added") / "added.jsonl"

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from semcse.config import load_config
-from semcse.steps import StepState
-from semcse.tracking import Tracker
+from semcse.core.config import load_config
+from semcse.core.tracking import Tracker
+from semcse.orchestration.steps import StepState
 from tests.fixtures.loopback import free_port
 from tests.paths import REPO
 
@@ -84,7 +84,7 @@ def test_an_installed_wheel_finds_its_resources_from_another_directory(wheel: Pa
         f"import semcse; assert semcse.__file__.startswith({str(site)!r}), semcse.__file__\n"
         "from semcse.tuning.study import load_study; study, base = load_study('cropping')\n"
         "from semcse.generation.prompts import load_aspect_pack; pack = load_aspect_pack('medicine')\n"
-        "from semcse.serving import deploy_config; from semcse.config import ServeConfig\n"
+        "from semcse.orchestration.serving import deploy_config; from semcse.core.config import ServeConfig\n"
         "plan = deploy_config(None, ServeConfig())\n"
         "print(study.name, base.name, pack.name, sorted(a['name'] for a in plan['applications']))\n"
     )

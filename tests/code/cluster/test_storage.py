@@ -13,8 +13,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from semcse import storage, versions
-from semcse.config import CorpusConfig
+from semcse.core import storage, versions
+from semcse.core.config import CorpusConfig
 from semcse.data.generated import Manifest, read_texts, write_generated
 from semcse.data.io import read_corpus, read_raw, write_parquet
 from tests.paths import SAMPLE_CORPUS

@@ -111,7 +111,7 @@ def test_evaluate_decoder_suite(
 
 def test_the_predictor_embeds_each_abstract(predicted_decoder, decoder_examples, sample_corpus_path, tmp_path):
     """`held_out_examples` conditions on `decoder.predictor` applied to the paper's own title and abstract."""
-    from semcse.config import load_config
+    from semcse.core.config import load_config
     from semcse.evaluation.decoder_eval import held_out_examples
     from semcse.models.aspects import encode_aspects
 
@@ -158,7 +158,7 @@ def test_settings_that_fail_late_are_refused_before_anything_is_loaded(tmp_path,
 
 def test_decoder_suite_predicts_from_the_abstract_not_from_its_summaries(tmp_path, sample_corpus_path):
     """The conditioning embedding comes from `decoder.predictor` applied to the abstract's own text."""
-    from semcse.config import load_config
+    from semcse.core.config import load_config
     from semcse.evaluation.decoder_eval import held_out_examples
 
     rows = [

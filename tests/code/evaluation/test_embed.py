@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import ray.cloudpickle
 
-from semcse.config import EvaluationConfig
+from semcse.core.config import EvaluationConfig
 from semcse.data.embeddings import EmbeddingError, read_embeddings
 from semcse.embedding import ModelRef, _blocks, _longest_first, embed_sets, pool_size
 

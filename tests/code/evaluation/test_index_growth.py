@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semcse import versions
+from semcse.core import versions
+from semcse.core.vector_index import VectorIndex, VectorIndexError
 from semcse.search import SearchIndex
-from semcse.vector_index import VectorIndex, VectorIndexError
 from tests.code.evaluation.test_weighted_search import clustered
 
 ASPECTS = {"species": 12, "method": 8}

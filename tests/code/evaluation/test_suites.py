@@ -14,7 +14,7 @@ import ray.cloudpickle
 from typer.testing import CliRunner
 
 from semcse.cli import app
-from semcse.config import load_config
+from semcse.core.config import load_config
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects
 
@@ -339,7 +339,7 @@ def test_aspects_suite_on_a_corpus_scores_judged_test_abstracts_only(ray_cluster
 
 PEAK_RSS = """
 import json, resource, sys
-from semcse.config import load_config
+from semcse.core.config import load_config
 from semcse.embedding import ModelRef
 from semcse.evaluation import aspects
 corpus, judgements, texts, model, out = sys.argv[1:]

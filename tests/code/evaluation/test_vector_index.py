@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from semcse.core.vector_index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
 from semcse.evaluation.metrics import similarity_matrix
-from semcse.vector_index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
 
 
 def test_cosine_and_euclidean_follow_the_metric():

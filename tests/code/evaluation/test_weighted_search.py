@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from semcse.core.vector_index import VectorIndex
 from semcse.search import SearchIndex
-from semcse.vector_index import VectorIndex
 
 
 def clustered(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

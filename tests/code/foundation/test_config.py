@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, flatten, load_config
+from semcse.core.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, flatten, load_config
 
 
 def test_defaults_validate():
@@ -113,7 +113,7 @@ def test_flatten_for_mlflow():
 
 
 def test_shipped_configs_validate_and_load_by_name():
-    from semcse.resources import shipped
+    from semcse.core.resources import shipped
 
     configs = shipped("configs")
     assert {"demo", "semcse-paper", "invasion-biology-multi"} <= set(configs)
@@ -144,7 +144,7 @@ def test_resolving_the_locations_keeps_what_the_user_set(tmp_path):
     """Resolving a run's locations (what `connect` returns) changes paths, never which settings the user chose: the
     stages read that to tell a choice from a default (separate `evaluation.data` is scored whole unless a split was
     chosen; a Serve app keeps its config file's arguments unless the run set them)."""
-    from semcse.locations import resolved
+    from semcse.core.locations import resolved
 
     data = tmp_path / "papers.parquet"
     data.touch()
@@ -158,8 +158,8 @@ def test_resolving_the_locations_keeps_what_the_user_set(tmp_path):
 
 def test_the_pipeline_scores_separate_evaluation_data_whole_unless_a_split_was_chosen(tmp_path):
     """What the evaluate step asks the suites for, on a connected (resolved) config."""
-    from semcse.locations import resolved
-    from semcse.pipeline import Pipeline
+    from semcse.core.locations import resolved
+    from semcse.orchestration.pipeline import Pipeline
 
     data = tmp_path / "papers.parquet"
     data.touch()

@@ -12,25 +12,10 @@ import semcse
 
 PACKAGE = Path(semcse.__file__).parent
 LAYERS = {
-    **dict.fromkeys(
-        (
-            "__init__",
-            "config",
-            "resources",
-            "storage",
-            "locations",
-            "logs",
-            "runtime",
-            "tracking",
-            "vector_index",
-            "versions",
-            "data",
-        ),
-        0,
-    ),
-    **dict.fromkeys(("models", "losses", "testing"), 1),
+    **dict.fromkeys(("__init__", "core", "data"), 0),
+    **dict.fromkeys(("models", "testing"), 1),
     **dict.fromkeys(("generation", "training", "evaluation", "embedding", "search", "maps"), 2),
-    **dict.fromkeys(("tuning", "steps", "promotion", "pipeline", "update", "serving"), 3),
+    **dict.fromkeys(("orchestration", "tuning"), 3),
     **dict.fromkeys(("cli", "commands", "__main__", "apps"), 4),
 }
 

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from semcse import logs
+from semcse.core import logs
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_the_plain_handler_writes_to_the_stderr_of_the_moment(capsys: pytest.Cap
     try:
         logs.configure(logs.StderrHandler())
         logging.getLogger("semcse.training.loop").info("eval step 0", extra=logs.stage("train"))
-        logging.getLogger("semcse.pipeline").info("validate", extra=logs.HEADING)
+        logging.getLogger("semcse.orchestration.pipeline").info("validate", extra=logs.HEADING)
         captured = capsys.readouterr()
         assert captured.err == "[semcse train] eval step 0\n── validate ──\n" and captured.out == ""
     finally:
@@ -118,7 +118,7 @@ def test_rays_restartable_actor_error_lines_never_reach_the_driver_but_other_err
     import sys
 
     script = (
-        "from semcse import logs; logs.configure(); "
+        "from semcse.core import logs; logs.configure(); "
         "from ray._private.ray_logging import stderr_deduplicator as d; "
         'line = "[2026-11-25 21:36:23,834 E 15013 15041] core_worker.cc:2465: Actor with class name: '
         "'PreemptionWatcher' and ID: '13854f' has constructor arguments in the object store and max_restarts > 0.\"; "
@@ -139,7 +139,7 @@ def test_libraries_imported_after_configure_stay_quiet_unless_verbose(level: str
     import sys
 
     script = (
-        "import logging; from semcse import logs; logs.configure(); "
+        "import logging; from semcse.core import logs; logs.configure(); "
         "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name()); "
         "import transformers; logging.getLogger('huggingface_hub.file_download').warning('a hub warning')"
     )

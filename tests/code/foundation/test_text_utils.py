@@ -79,7 +79,7 @@ def test_a_corpus_split_column_is_kept_and_validation_is_carved_from_its_train_r
     import numpy as np
     import pandas as pd
 
-    from semcse.config import CorpusConfig
+    from semcse.core.config import CorpusConfig
     from semcse.data.io import CorpusError
     from semcse.data.split import frame_splits
 

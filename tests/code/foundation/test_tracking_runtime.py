@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from semcse.config import TrackingConfig
-from semcse.tracking import Tracker, resolve_model
+from semcse.core.config import TrackingConfig
+from semcse.core.tracking import Tracker, resolve_model
 
 
 def test_run_params_metrics_artifacts_and_registry(tracking, tmp_path):
@@ -75,7 +75,7 @@ def test_resolve_model_errors(tmp_path, tracking):
 def test_unreachable_ray_address_is_a_clear_error():
     """In a fresh interpreter: this one may already be attached to the session's cluster, and init_ray joins once."""
     probe = (
-        "from semcse.runtime import RayUnavailable, init_ray\n"
+        "from semcse.core.runtime import RayUnavailable, init_ray\n"
         "try:\n    init_ray()\nexcept RayUnavailable as exc:\n    print(exc)\n    raise SystemExit(3)\n"
     )
     env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:1"}
@@ -89,7 +89,7 @@ def test_ray_train_polls_every_half_second_unless_the_user_chose(ray_cluster, mo
     process's value on to the run's controller and workers; a value the user set is kept."""
     from ray.train.v2._internal.constants import get_env_vars_to_propagate
 
-    from semcse.runtime import init_ray
+    from semcse.core.runtime import init_ray
 
     interval = "RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"
     monkeypatch.delenv(interval, raising=False)

@@ -77,7 +77,7 @@ def test_job_script_prints_only_the_run_report_as_json(
 
 def test_vllm_processor_config_carries_the_engine_settings():
     """The vLLM path is configured without importing vllm (it only runs on GPU workers)."""
-    from semcse.config import load_config
+    from semcse.core.config import load_config
     from semcse.generation.engines import vllm_processor_config
 
     gen = load_config(
@@ -127,7 +127,7 @@ def test_generate_help_states_the_token_budget_of_each_task():
 def test_each_task_has_its_own_token_budget_unless_one_is_set():
     import pytest
 
-    from semcse.config import GenerationConfig
+    from semcse.core.config import GenerationConfig
 
     assert GenerationConfig(task="judgements").new_tokens == 384
     assert GenerationConfig(task="summaries").new_tokens == 96, "the paper's run config: 48 cut summaries off"
@@ -137,7 +137,7 @@ def test_each_task_has_its_own_token_budget_unless_one_is_set():
 
 
 def test_each_task_samples_at_its_own_temperature_unless_one_is_set():
-    from semcse.config import GenerationConfig
+    from semcse.core.config import GenerationConfig
 
     assert GenerationConfig(task="judgements").sampling_temperature == 0.2, "a judge samples cold"
     assert GenerationConfig(task="summaries").sampling_temperature == 0.8
@@ -151,7 +151,7 @@ def test_each_task_samples_at_its_own_temperature_unless_one_is_set():
 
 
 def test_engines_batch_what_their_hardware_wants_unless_told():
-    from semcse.config import GenerationConfig
+    from semcse.core.config import GenerationConfig
 
     assert GenerationConfig(engine="vllm").rows_per_batch == 64, "x 8 batches in flight: twice vLLM's 256 sequences"
     assert GenerationConfig(engine="transformers").rows_per_batch == 8
@@ -160,7 +160,7 @@ def test_engines_batch_what_their_hardware_wants_unless_told():
 
 
 def test_json_answers_are_constrained_to_their_schema_on_vllm_and_http():
-    from semcse.config import load_config
+    from semcse.core.config import load_config
     from semcse.generation.engines import sampling_params
     from semcse.generation.tasks import build_task
 

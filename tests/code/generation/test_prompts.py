@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.config import ConfigError, GenerationConfig, load_config
+from semcse.core.config import ConfigError, GenerationConfig, load_config
 from semcse.generation.prompts import (
     NOT_APPLICABLE,
     SUMMARY_PROMPTS,

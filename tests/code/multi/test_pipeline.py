@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.config import RunConfig, TrackingConfig, load_config
+from semcse.core.config import RunConfig, TrackingConfig, load_config
+from semcse.core.tracking import Tracker
 from semcse.embedding import ModelRef
 from semcse.models.unified import UnifiedEncoder
-from semcse.tracking import Tracker
 from tests.fixtures.multi import same_attribute_precision
 from tests.paths import mlflow_tracking
 

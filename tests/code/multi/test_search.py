@@ -9,16 +9,16 @@ import pytest
 from typer.testing import CliRunner
 
 from semcse.cli import app
+from semcse.core.vector_index import VectorIndexError
 from semcse.models.unified import UnifiedEncoder
 from semcse.search import SearchIndex, build_from_corpus
-from semcse.vector_index import VectorIndexError
 
 
 @pytest.fixture(scope="module")
 def searchable(
     ray_cluster, multi_data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[SearchIndex, Path]:
-    from semcse.config import EvaluationConfig
+    from semcse.core.config import EvaluationConfig
 
     model_dir = UnifiedEncoder.create(multi_data["encoder"], ["species", "method"], dim=8).save(
         tmp_path_factory.mktemp("unified")

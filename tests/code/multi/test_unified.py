@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 import torch
 
-from semcse.config import RunConfig
-from semcse.losses import MaskedL2Loss
+from semcse.core.config import RunConfig
 from semcse.models.aspects import encode_aspects
 from semcse.models.encoder import TextEncoder
+from semcse.models.losses import MaskedL2Loss
 from semcse.models.unified import UnifiedEncoder, UnknownAspect, load_encoder
 from semcse.training.aspect_encoders import keep_well_covered, merge_kinds, resolve_aspects
 from semcse.training.distill import aspect_targets, summaries_by_aspect

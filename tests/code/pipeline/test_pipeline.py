@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from semcse.config import ConfigError, load_config
+from semcse.core.config import ConfigError, load_config
+from semcse.core.tracking import Tracker, alias_version
 from semcse.data.modes import AUTO
-from semcse.pipeline import STEPS, Pipeline, step_settings
-from semcse.steps import step_range
-from semcse.tracking import Tracker, alias_version
+from semcse.orchestration.pipeline import STEPS, Pipeline, step_settings
+from semcse.orchestration.steps import step_range
 from tests.fixtures.pipeline import BUILT
 
 
@@ -77,7 +77,7 @@ def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Pat
     """Validation writes the corpus afresh, so over a grown corpus it is refused (before any work) unless forced."""
     import json
 
-    from semcse.pipeline import UPDATES_DIR
+    from semcse.orchestration.pipeline import UPDATES_DIR
 
     cfg = load_config(None, [f"run_dir={tmp_path}", f"corpus.path={sample_corpus_path}"])
     recorded = step_settings(cfg)["validate"]
@@ -100,7 +100,7 @@ def test_changed_corpus_settings_never_drop_papers_an_update_added(tmp_path: Pat
 @pytest.mark.parametrize("generated", [True, False])
 def test_the_serve_step_serves_the_explorer_with_the_runs_texts(tmp_path: Path, monkeypatch, generated: bool):
     """Search (with the generated texts, when the run made some: the papers' summaries) and map, for the explorer."""
-    from semcse import serving
+    from semcse.orchestration import serving
 
     cfg = load_config(None, [f"run_dir={tmp_path}", "pipeline.deploy=true"])
     pipeline = Pipeline(cfg)

@@ -1,6 +1,6 @@
 """The promotion rule: promote only on a paired interval that excludes zero; a tie or a loss never promotes.
 
-The rule is `semcse.promotion.decide`, tested as the pure function it is; the register step's own
+The rule is `semcse.orchestration.promotion.decide`, tested as the pure function it is; the register step's own
 part (setting `@champion`, saying which guards were not checked) is tested through the pipeline.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semcse import promotion
-from semcse.config import ConfigError, load_config
+from semcse.core.config import ConfigError, load_config
+from semcse.core.tracking import Tracker, alias_version
 from semcse.evaluation.uncertainty import Bootstrap, paired_difference
-from semcse.pipeline import Pipeline
-from semcse.tracking import Tracker, alias_version
+from semcse.orchestration import promotion
+from semcse.orchestration.pipeline import Pipeline
 
 RANKS = np.random.default_rng(0).integers(1, 40, 300).astype(float)
 
@@ -189,7 +189,7 @@ def test_the_promotion_metric_means_the_same_whatever_else_is_in_the_table():
 
 @pytest.mark.parametrize("metric", ["semantic:overall", "knn:overall"])
 def test_overall_is_refused_as_a_promotion_metric_or_guard(metric):
-    from semcse.config import ConfigError
+    from semcse.core.config import ConfigError
 
     with pytest.raises(ConfigError, match="normalises each task across the models in the table"):
         load_config(overrides=[f"pipeline.metric={metric}"])

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from semcse.steps import Outputs, Step, StepRunner, StepState, changed_settings
-from semcse.tracking import Tracker
+from semcse.core.tracking import Tracker
+from semcse.orchestration.steps import Outputs, Step, StepRunner, StepState, changed_settings
 
 
 class Crash(RuntimeError):
@@ -104,7 +104,9 @@ def _runner(directory: Path, steps: Steps, settings: dict) -> StepRunner:
 
 def _lines(caplog) -> list[str]:
     """The runner's verdicts on recorded steps (not the headings of the steps it runs)."""
-    return [r.getMessage() for r in caplog.records if r.name == "semcse.steps" and r.getMessage()[0] in "✓↻!"]
+    return [
+        r.getMessage() for r in caplog.records if r.name == "semcse.orchestration.steps" and r.getMessage()[0] in "✓↻!"
+    ]
 
 
 def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tmp_path: Path, tracking, caplog):
@@ -117,7 +119,7 @@ def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tm
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1), "same settings: reused"
 
     caplog.clear()
-    with caplog.at_level("INFO", logger="semcse.steps"):
+    with caplog.at_level("INFO", logger="semcse.orchestration.steps"):
         _runner(tmp_path, steps, settings | {"first": {"lr": 3e-5, "mix": ["crops", "title"]}}).run(tracking, start)
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 1)
     assert _lines(caplog) == [
@@ -128,7 +130,7 @@ def test_a_step_whose_settings_changed_runs_again_with_the_steps_that_read_it(tm
     assert StepState.load(str(tmp_path)).steps["first"]["settings"] == {"lr": 3e-5, "mix": ["crops", "title"]}
 
     caplog.clear()
-    with caplog.at_level("INFO", logger="semcse.steps"):
+    with caplog.at_level("INFO", logger="semcse.orchestration.steps"):
         _runner(tmp_path, steps, settings | {"third": {"k": 20}}).run(tracking, start, ["second", "third"])
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 2)
     assert _lines(caplog) == [
@@ -143,7 +145,7 @@ def test_a_state_file_of_another_format_is_refused_with_what_to_do(tmp_path: Pat
     """A state file this version did not write (another format, or none recorded) is never read by guesswork."""
     import json
 
-    from semcse.config import ConfigError
+    from semcse.core.config import ConfigError
 
     _run(tmp_path, tracking, Steps(tmp_path))
     written = json.loads((tmp_path / "pipeline.json").read_text())
@@ -168,11 +170,11 @@ def test_a_setting_added_later_redoes_a_step_only_when_it_is_not_at_its_default(
         return StepRunner("steps", steps.table(), state, reads=reads, settings=settings, defaults=defaults)
 
     runner({"first": {"lr": 1e-5}, "third": {"k": 10}}).run(tracking, start)  # the earlier version: no `average`
-    with caplog.at_level("INFO", logger="semcse.steps"):
+    with caplog.at_level("INFO", logger="semcse.orchestration.steps"):
         runner({"first": {"lr": 1e-5, "average": 0.0}, "third": {"k": 10}}).run(tracking, start)
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (1, 1, 1)
     caplog.clear()
-    with caplog.at_level("INFO", logger="semcse.steps"):
+    with caplog.at_level("INFO", logger="semcse.orchestration.steps"):
         runner({"first": {"lr": 1e-5, "average": 0.5}, "third": {"k": 10}}).run(tracking, start)
     assert (steps.runs("first"), steps.runs("second"), steps.runs("third")) == (2, 2, 1)
     assert _lines(caplog)[0] == "↻ first: changed since the earlier run: average 0.0 → 0.5; running it again"

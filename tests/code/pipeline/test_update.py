@@ -18,15 +18,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse import versions
-from semcse.config import ConfigError, RunConfig, load_config
+from semcse.core import versions
+from semcse.core.config import ConfigError, RunConfig, load_config
+from semcse.core.tracking import Tracker
 from semcse.data.generated import Manifest, read_texts
 from semcse.data.io import read_corpus
 from semcse.maps import SemanticMap
+from semcse.orchestration.steps import StepState
+from semcse.orchestration.update import STEPS, UPDATES_DIR, run_update
 from semcse.search import SearchIndex
-from semcse.steps import StepState
-from semcse.tracking import Tracker
-from semcse.update import STEPS, UPDATES_DIR, run_update
 from tests.fixtures.pipeline import BUILT, user_rows
 from tests.paths import REPO
 
@@ -305,7 +305,7 @@ def built_stub(tmp_path, pipeline_config, sample_records):
 
 
 def test_the_report_says_its_counts_as_one_line():
-    from semcse.update import UpdateReport
+    from semcse.orchestration.update import UpdateReport
 
     counts = {"replaced": 0, "reasons": {}, "corpus": 1, "rejects": ""}
     report = UpdateReport("k", "f", "d", new=3, added=1, skipped=1, rejected=1, **counts)

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from semcse.cli import app
-from semcse.config import ConfigError, ServeConfig, TrackingConfig
-from semcse.serving import check_parts, deploy_config, fit_to_cluster
+from semcse.core.config import ConfigError, ServeConfig, TrackingConfig
+from semcse.orchestration.serving import check_parts, deploy_config, fit_to_cluster
 from tests.paths import REPO, mlflow_uri
 
 APPS = REPO / "semcse" / "apps" / "config.yaml"

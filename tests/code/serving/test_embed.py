@@ -117,7 +117,7 @@ def test_replicas_use_a_gpu_only_when_they_have_one(tiny_encoder_dir: Path) -> N
     import torch
 
     from semcse.apps.common import place_model
-    from semcse.config import ServeConfig
+    from semcse.core.config import ServeConfig
     from semcse.models.encoder import TextEncoder
 
     model = TextEncoder.load(tiny_encoder_dir)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse import versions
+from semcse.core import versions
 from tests.fixtures.serving import ACTOR_OPTIONS, API_KEY, KEY_ENV
 
 FIRST = 30  # the first 30 sample papers are served first; the other 10 are published while queries run
@@ -23,7 +23,7 @@ FIRST = 30  # the first 30 sample papers are served first; the other 10 are publ
 def _deploy(serve_base: str, name: str, deployment, **args) -> Iterator[str]:
     from ray import serve
 
-    from semcse.config import ServeConfig
+    from semcse.core.config import ServeConfig
 
     app = deployment.options(ray_actor_options=ACTOR_OPTIONS).bind(ServeConfig(api_key_env=KEY_ENV, **args))
     serve.run(app, name=name, route_prefix=f"/{name}")
@@ -50,7 +50,7 @@ def index_root(tmp_path_factory, corpus, encoder, tiny_encoder_dir: Path) -> Pat
     from semcse.search import build_from_corpus
 
     root = tmp_path_factory.mktemp("live") / "index"
-    from semcse.config import EvaluationConfig
+    from semcse.core.config import EvaluationConfig
 
     embeddings = str(tmp_path_factory.mktemp("embeddings"))
     index = build_from_corpus(corpus.head(FIRST), str(tiny_encoder_dir), EvaluationConfig(), embeddings, model=encoder)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from semcse.core.vector_index import VectorIndexError
 from semcse.search import SearchIndex
-from semcse.vector_index import VectorIndexError
 
 
 @pytest.fixture(scope="module")

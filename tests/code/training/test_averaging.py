@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
 from semcse.training import checkpoints
 from semcse.training.averaging import BaseAverage

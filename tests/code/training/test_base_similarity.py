@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from semcse.config import TrainingConfig
-from semcse.losses import BaseSimilarityLoss
+from semcse.core.config import TrainingConfig
+from semcse.models.losses import BaseSimilarityLoss
 from semcse.models.token_batches import TokenBatches
 from semcse.training.engine import build_encoder
 from semcse.training.objective import BASE, TEXTS, PairObjective

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
 from semcse.training import attention
 from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups

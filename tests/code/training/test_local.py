@@ -40,7 +40,7 @@ import sys
 sys.modules["ray"] = None  # any `import ray` now fails: the image of a GPU box with torch and transformers only
 import json
 from pathlib import Path
-from semcse.config import TrainingConfig
+from semcse.core.config import TrainingConfig
 from semcse.data.io import read_corpus
 from semcse.training.engine import build_encoder
 from semcse.training.local import run_local

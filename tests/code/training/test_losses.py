@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from semcse.losses import InfoNCECosineLoss, TripletEuclideanLoss
+from semcse.models.losses import InfoNCECosineLoss, TripletEuclideanLoss
 
 
 def test_triplet_matches_the_paper_formula() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-import semcse.runtime
+import semcse.core.runtime
 from semcse.cli import app
-from semcse.config import ConfigError
+from semcse.core.config import ConfigError
 from semcse.training.trainer import TrainingSetupError, prepare, train
 
 
@@ -16,7 +16,7 @@ def no_ray(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("Ray was started for a configuration that should have been rejected")
 
-    monkeypatch.setattr(semcse.runtime, "init_ray", refuse)
+    monkeypatch.setattr(semcse.core.runtime, "init_ray", refuse)
 
 
 @pytest.mark.parametrize(

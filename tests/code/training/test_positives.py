@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.config import PositiveMix, TrainingConfig
+from semcse.core.config import PositiveMix, TrainingConfig
 from semcse.data.modes import mix_weights
 from semcse.training.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
 from tests.fixtures.training import synthetic_texts

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse.tracking import Tracker
+from semcse.core.tracking import Tracker
 from semcse.tuning.runner import run_study
 from semcse.tuning.study import load_study
 from tests.paths import REPO

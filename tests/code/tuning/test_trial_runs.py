@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from semcse.tracking import Tracker
+from semcse.core.tracking import Tracker
 from semcse.tuning.tracking import TrialRuns
 
 

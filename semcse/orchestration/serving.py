@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import ValidationError
 
-from semcse import logs, storage
-from semcse.config import ConfigError, RunConfig, ServeConfig, TrackingConfig, format_validation_error
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, RunConfig, ServeConfig, TrackingConfig, format_validation_error
 
 if TYPE_CHECKING:
-    from semcse.locations import ClusterShape
+    from semcse.core.locations import ClusterShape
 
 log = logging.getLogger(__name__)
 PATH_ARGS = ("encoder", "index", "map", "texts")
@@ -63,7 +63,7 @@ def deploy_config(path: str | Path | None, settings: ServeConfig, apps: list[str
     into each app's args."""
     from ray.serve.schema import ServeDeploySchema
 
-    from semcse.resources import serve_config
+    from semcse.core.resources import serve_config
 
     path = Path(path) if path is not None else serve_config()
     if not path.is_file():
@@ -130,7 +130,7 @@ def check_auth(config: dict[str, Any], settings: ServeConfig) -> None:
 
 def missing_ref(ref: str, tracking: TrackingConfig | None) -> str | None:
     """Why a model/index/map reference cannot be loaded (None when it can): a missing path or registry entry."""
-    from semcse.tracking import alias_version
+    from semcse.core.tracking import alias_version
 
     if ref.startswith("models:/"):
         name, _, alias = ref[len("models:/") :].partition("@")
@@ -224,7 +224,7 @@ def prepare_deployment(
     is joined or started, parts on this machine's disk are refused when replicas may run elsewhere,
     and on the embedded local cluster the reservations are fitted to the machine.
     """
-    from semcse.runtime import cluster_cpus, cluster_shape, connect, target_address, worker_env
+    from semcse.core.runtime import cluster_cpus, cluster_shape, connect, target_address, worker_env
 
     settings = with_key(cfg.serve)
     plan = deploy_config(apps_file, settings, apps)

@@ -7,8 +7,8 @@ skips what is done (generation is never redone because training died) and keeps 
 the same parent run; a finished step runs again when its settings (`SHAPED_BY`) changed or a step
 it reads (`READS`) was made again, so a changed recipe retrains and everything built on the model
 follows. `start`/`until` run a slice; a slice that needs an earlier step's outputs says which step
-to run first. The index and the map are versioned roots (`semcse.versions`), so a
-corpus update (`semcse.update`) can publish grown versions that served apps pick up.
+to run first. The index and the map are versioned roots (`semcse.core.versions`), so a
+corpus update (`semcse.orchestration.update`) can publish grown versions that served apps pick up.
 """
 
 from __future__ import annotations
@@ -19,20 +19,23 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from semcse import logs, promotion, storage
-from semcse.config import ConfigError, RunConfig, shapes, with_overrides
-from semcse.steps import Outputs, StepRunner, StepState, step_range
-from semcse.tracking import Tracker, set_alias
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, RunConfig, shapes, with_overrides
+from semcse.core.tracking import Tracker, set_alias
+from semcse.orchestration import promotion
+from semcse.orchestration.steps import Outputs, StepRunner, StepState, step_range
 
 log = logging.getLogger(__name__)
-UPDATES_DIR = "updates"  # under the run directory: one directory per `semcse pipeline --add` (`semcse.update`)
+UPDATES_DIR = (
+    "updates"  # under the run directory: one directory per `semcse pipeline --add` (`semcse.orchestration.update`)
+)
 
 
 class Pipeline:
     """Runs the configured steps in order; each step calls its stage and returns its outputs (JSON-serialisable).
 
     Progress is reported through `logging` (a heading per step, one line per event); how it looks is
-    the caller's choice (`semcse.logs`, the CLI).
+    the caller's choice (`semcse.core.logs`, the CLI).
     """
 
     def __init__(self, cfg: RunConfig) -> None:
@@ -55,7 +58,7 @@ class Pipeline:
         self._check_ready(steps)
         if "validate" in steps and not force:
             self._keep_added_papers()
-        from semcse.runtime import connect
+        from semcse.core.runtime import connect
 
         self.cfg = connect(self.cfg)
         return self.runner.run(self.cfg.tracking, self._start_run, steps, force)
@@ -199,7 +202,7 @@ class Pipeline:
 
         The reference names the version (`models:/name/7`), resolved by whichever node embeds with it.
         """
-        from semcse.tracking import alias_version
+        from semcse.core.tracking import alias_version
 
         name = self.cfg.training.register_name
         version = alias_version(self.cfg.tracking, name, "champion")
@@ -208,7 +211,7 @@ class Pipeline:
         return version, f"models:/{name}/{version}"
 
     def register(self) -> dict[str, Any]:
-        """Apply the promotion rule (`semcse.promotion`) to the evaluation: set `@champion` when it says so.
+        """Apply the promotion rule (`promotion.py`) to the evaluation: set `@champion` when it says so.
 
         The incumbent is the current champion, or the base model when there is none.
         """
@@ -248,7 +251,7 @@ class Pipeline:
         """
         if not self.cfg.pipeline.build_map:
             return {"map": None}
-        from semcse import versions
+        from semcse.core import versions
         from semcse.data.io import read_corpus
         from semcse.maps.corpus import map_corpus
 
@@ -264,7 +267,7 @@ class Pipeline:
         the search and map apps serve the explorer page at the map's URL."""
         if not self.cfg.pipeline.deploy:
             return {"deployed": False}
-        from semcse.serving import run_serve
+        from semcse.orchestration.serving import run_serve
 
         built_map = self.state.recorded("map").get("map")
         texts = self.state.recorded("generate").get("texts")

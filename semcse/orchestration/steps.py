@@ -1,9 +1,9 @@
 """Resumable steps: a table of named steps run in order, each finished one recorded, under one MLflow run.
 
-The pipeline (`semcse.pipeline`) and a corpus update (`semcse.update`) are both sequences of steps
+The pipeline (`pipeline.py`) and a corpus update (`update.py`) are both sequences of steps
 that may each take hours and may each be killed. What makes that safe is the same for both, so it
 lives here once. The state file (`pipeline.json` in the run's or the update's directory, written
-whole through `semcse.storage` after every step) says which steps finished, what they returned and
+whole through `semcse.core.storage` after every step) says which steps finished, what they returned and
 how long they took; a rerun skips those, redoes the step that was interrupted (every step is written
 to be idempotent) and logs into the same MLflow parent run, whose id the state file keeps. A step is
 a name and a callable returning its outputs (JSON-serialisable); the table's order is the run order.
@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from semcse import logs, storage
-from semcse.config import ConfigError, TrackingConfig, flatten
+from semcse.core import logs, storage
+from semcse.core.config import ConfigError, TrackingConfig, flatten
+from semcse.core.tracking import Tracker
 from semcse.data.shards import content_key
-from semcse.tracking import Tracker
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from semcse import storage
+from semcse.core import storage
 
 POINTER = "current.json"
 _NAME = re.compile(r"^(\d{4,})-(.+)$")

@@ -9,7 +9,7 @@ that did not run, a corpus without labels) or could not put an interval on (a V-
 that carry one label) is reported as not checked, never passed silently.
 
 `decide` is pure (evaluation tables in, decision out), so the rule is tested without a registry;
-the pipeline's register step applies and records it (`semcse.pipeline`).
+the pipeline's register step applies and records it (`semcse.orchestration.pipeline`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from semcse.config import ConfigError
+from semcse.core.config import ConfigError
 
 
 @dataclass(frozen=True)

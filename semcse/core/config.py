@@ -806,7 +806,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     """Read a YAML run config (a file, or a shipped config's name such as `demo`), apply overrides, validate."""
     data: dict[str, Any] = {}
     if path is not None:
-        from semcse.resources import ResourceNotFound, find
+        from semcse.core.resources import ResourceNotFound, find
 
         try:
             path = find("configs", path)

@@ -2,7 +2,7 @@
 
 `semcse pipeline --add NEW` (or `run_update`) takes a run directory the pipeline built and runs the
 steps of `STEPS` in order, each recorded in `<run_dir>/updates/<key>/pipeline.json` once it is done
-(`semcse.steps`, the pipeline's own step runner). Each step calls the owner of what it changes:
+(`semcse.orchestration.steps`, the pipeline's own step runner). Each step calls the owner of what it changes:
 
 1. **validate** the new rows alone, and against the run's corpus: an id it already holds with the
    same text is skipped, with another text rejected as a conflict (or, with `replace`, accepted as
@@ -47,11 +47,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from semcse import storage, versions
-from semcse.config import ConfigError, RunConfig
-from semcse.pipeline import UPDATES_DIR, Pipeline
-from semcse.steps import Outputs, StepRunner, StepState
-from semcse.tracking import Tracker
+from semcse.core import storage, versions
+from semcse.core.config import ConfigError, RunConfig
+from semcse.core.tracking import Tracker
+from semcse.orchestration.pipeline import UPDATES_DIR, Pipeline
+from semcse.orchestration.steps import Outputs, StepRunner, StepState
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ class Update:
         log.info(
             "adding %s to %s (update %s; rerun the same command to resume it)", self.source, self.cfg.run_dir, self.key
         )
-        from semcse.runtime import connect
+        from semcse.core.runtime import connect
 
         self.cfg = self.pipeline.cfg = connect(self.cfg)
         self.runner.run(self.cfg.tracking, self._start_run)

@@ -1,6 +1,6 @@
 """Connect to Ray: a given address, RAY_ADDRESS, or a local cluster started on the spot.
 
-`connect(cfg)` is how a stage starts: it checks the run's locations (`semcse.locations`), joins or
+`connect(cfg)` is how a stage starts: it checks the run's locations (`semcse.core.locations`), joins or
 starts Ray, checks what the cluster's shape rules out (a run directory on the driver's disk when
 work runs on other nodes), and returns the run config with every location resolved. Every worker,
 actor and replica of the job gets the same output settings, storage endpoint and MLflow tracking
@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from semcse.config import RayConfig
+from semcse.core.config import RayConfig
 
 if TYPE_CHECKING:
-    from semcse.config import RunConfig
-    from semcse.locations import ClusterShape
+    from semcse.core.config import RunConfig
+    from semcse.core.locations import ClusterShape
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def cluster_shape(address: str | None) -> ClusterShape:
     """The connected cluster's nodes, and the CPUs of the node this driver runs on."""
     import ray
 
-    from semcse.locations import ClusterShape
+    from semcse.core.locations import ClusterShape
 
     alive = [node for node in ray.nodes() if node.get("Alive")]
     here = ray.get_runtime_context().get_node_id()
@@ -128,7 +128,7 @@ def connect(cfg: RunConfig) -> RunConfig:
 
     Raises `ConfigError` with the fix before any work is scheduled.
     """
-    from semcse import locations
+    from semcse.core import locations
 
     locations.check_before_ray(cfg)
     resolved = locations.resolved(cfg)
@@ -147,7 +147,7 @@ def worker_setup() -> None:
     """
     import ray
 
-    from semcse import logs
+    from semcse.core import logs
 
     logs.configure()
     os.environ.setdefault("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
@@ -169,7 +169,7 @@ def worker_env(tracking_uri: str | None = None) -> dict[str, str]:
     """What every worker, actor and replica of the job must see like the driver: output settings, the
     storage endpoint and region, the MLflow tracking URI. Never credentials: each node has its own
     (an instance profile, its environment)."""
-    from semcse import logs, storage
+    from semcse.core import logs, storage
 
     env = logs.worker_env() | storage.worker_env()
     if tracking_uri:
@@ -184,7 +184,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
     An explicit `address` wins over the config, which wins over RAY_ADDRESS. With none of them
     a local cluster starts (the embedded default), sized by `num_cpus` when set.
     """
-    from semcse import logs, storage
+    from semcse.core import logs, storage
 
     # before Ray's first import in this driver (a script or benchmark that is not the CLI): Ray reads its log
     # filter then; also when Ray was started elsewhere: the stages' lines must show in this driver
@@ -203,7 +203,7 @@ def init_ray(cfg: RayConfig | None = None, address: str | None = None, tracking_
         "log_to_driver": True,
         "runtime_env": {
             "env_vars": worker_env(tracking_uri),
-            "worker_process_setup_hook": "semcse.runtime.worker_setup",
+            "worker_process_setup_hook": "semcse.core.runtime.worker_setup",
         },
     }
     if target:

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semcse import storage
-from semcse.config import ConfigError, RunConfig
-from semcse.tracking import is_local_store, tracking_uri
+from semcse.core import storage
+from semcse.core.config import ConfigError, RunConfig
+from semcse.core.tracking import is_local_store, tracking_uri
 
 JOB_ENV = "RAY_JOB_CONFIG_JSON_ENV_VAR"  # set by Ray's job manager for a submitted job's entrypoint
 HEALTH_TIMEOUT_S = 5.0

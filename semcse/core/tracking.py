@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from semcse.config import TrackingConfig, flatten
+from semcse.core.config import TrackingConfig, flatten
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class Tracker:
         """Log a file or a whole directory (a local path or a storage URI)."""
         if not self.active:
             return
-        from semcse import storage
+        from semcse.core import storage
 
         path = storage.local_copy(path)
         if path.is_dir():
@@ -293,7 +293,7 @@ def resolve_model(ref: str, cfg: TrackingConfig | None = None) -> str:
     the driver for others: a `models:/` reference is downloaded from the registry and a storage URI
     copied, once per node, into the node's cache (`storage.local_copy`); a local path must exist.
     """
-    from semcse import storage
+    from semcse.core import storage
 
     if ref.startswith("models:/"):
         import mlflow.artifacts
