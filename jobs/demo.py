@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from semcse.cli import app
-from semcse.config import ConfigError, RunConfig, load_config
+from semcse.core.config import ConfigError, RunConfig, load_config
 
 DEFAULT_CONFIG = "demo"
 
@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not any(arg in ("--config", "-c") or arg.startswith("--config=") for arg in args):
         args = ["--config", DEFAULT_CONFIG, *args]
-    options = typer.main.get_command(app).commands["pipeline"].make_context("pipeline", list(args)).params
+    try:
+        options = typer.main.get_command(app).commands["pipeline"].make_context("pipeline", list(args)).params
+    except (typer.Exit, typer.exceptions.TyperException):  # --help or a mistyped option, as `semcse pipeline` says it
+        return int(app(["pipeline", *args]) or 0)
     try:
         cfg = load_config(options["config"], options["overrides"])
     except ConfigError as exc:  # a mistyped --set: the message `semcse` prints, not a traceback

@@ -10,11 +10,13 @@ ray-project/ray#53727), tables whose figures carry intervals, and next steps tha
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,12 +91,26 @@ def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:
     assert len({r["id"] for r in rows}) == len(rows) == 360 and len({r["topic"] for r in rows}) == 6
 
 
-def test_a_mistyped_setting_is_one_error_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
-
+@pytest.fixture(scope="module")
+def demo_job() -> Any:
     spec = importlib.util.spec_from_file_location("demo_job", REPO / "jobs" / "demo.py")
     job = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(job)
-    assert job.main(["--set", "tracking.uri=sqlite:///x.db"]) == 2
+    return job
+
+
+def test_a_mistyped_setting_is_one_error_line_and_status_2(demo_job: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert demo_job.main(["--set", "tracking.uri=sqlite:///x.db"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: invalid configuration") and "tracking.uri: unknown key" in err, err
+
+
+@pytest.mark.parametrize("args,status,shown", [(["--help"], 0, "Usage"), (["--bogus"], 2, "No such option")])
+def test_help_and_a_mistyped_option_read_as_semcse_pipeline_prints_them(
+    demo_job: Any, capsys: pytest.CaptureFixture[str], args: list[str], status: int, shown: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        demo_job.main(args)
+    assert exited.value.code == status
+    printed = capsys.readouterr()
+    assert shown in printed.out + printed.err and "Traceback" not in printed.err
