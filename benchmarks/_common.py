@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.fixtures`
 from semcse.core import logs  # noqa: E402
 from semcse.core.config import ConfigError, RunConfig, TrainingConfig, load_config, parse_override  # noqa: E402
 from semcse.core.resources import data_dir  # noqa: E402
-from semcse.training.positives import crops  # noqa: E402
+from semcse.stages.training.positives import crops  # noqa: E402
 from tests.fixtures.loopback import free_port  # noqa: E402, F401  (re-exported for the benchmarks)
 
 # Output as the CLI sets it, from the start: a benchmark loads models (its baselines, its run preparation)
@@ -69,7 +69,7 @@ def ohsumed_split(split: str, limit: int | None = None) -> pd.DataFrame:
 
 def last_step_model(run_dir: Path) -> Path | None:
     """The model of a training run's last checkpoint (Ray Train keeps it beside the best), or None."""
-    from semcse.training.checkpoints import persisted_models
+    from semcse.stages.training.checkpoints import persisted_models
 
     models = persisted_models(run_dir)
     return models[max(models)] if models else None
@@ -167,8 +167,8 @@ class STRun:
 def our_pairs(rows: pd.DataFrame, cfg: TrainingConfig) -> tuple[list[str], list[str]]:
     """The (anchor, positive) pairs our trainer trains on, step after step, in its order: the rows of each global
     batch (`loop.global_batches`) and the pair each row draws (`PairSampler`, seeded as in training)."""
-    from semcse.training.loop import global_batches
-    from semcse.training.positives import PairSampler
+    from semcse.stages.training.loop import global_batches
+    from semcse.stages.training.positives import PairSampler
 
     stream = global_batches(rows, cfg.batch_size, 0, 1, cfg.seed)
     sampler = PairSampler(cfg.pairs, cfg.positive_mix)

@@ -26,10 +26,10 @@ from typing import Any
 import pandas as pd
 from _common import OHSUMED, minilm_dir, ohsumed_split, st_fit
 
-from semcse.data.io import write_parquet
-from semcse.embedding import ModelRef
-from semcse.evaluation import aspects, knn, semantic
-from semcse.evaluation.results import SuiteResult
+from semcse.core.data.io import write_parquet
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import aspects, knn, semantic
+from semcse.stages.evaluation.results import SuiteResult
 
 DATA = OHSUMED.parent
 INVASION = DATA / "invasion_biology_unlabelled.parquet"
@@ -187,8 +187,8 @@ def once(out: Path, marker: str, record: Path, fit: Callable[[], tuple[Path, flo
 
 def trained(cfg: Any, prepared: Any, run_dir: Path) -> tuple[Path, float | None]:
     """Our trainer's delivered model and wall time (reused from an earlier `--work`, see `once`)."""
-    from semcse.training.driver import STATUS_FILE
-    from semcse.training.trainer import train
+    from semcse.stages.training.driver import STATUS_FILE
+    from semcse.stages.training.trainer import train
 
     def fit() -> tuple[Path, float]:
         start = time.perf_counter()

@@ -27,7 +27,7 @@ from _common import last_step_model, minilm_dir, ohsumed_split, save_results
 from scipy.stats import spearmanr
 
 from semcse.models.encoder import TextEncoder
-from semcse.training.validation import base_drift
+from semcse.stages.training.validation import base_drift
 
 FIGURES = {
     "methodology": "methodology:spearman:methodology",

@@ -27,7 +27,7 @@ from _heldout import INVASION
 
 
 def texts_of(papers: int) -> pd.DataFrame:
-    from semcse.data.schema import paper_text
+    from semcse.core.data.schema import paper_text
 
     frame = pd.read_parquet(INVASION).head(papers).reset_index(drop=True)
     return pd.DataFrame({"id": [f"p{i}" for i in range(len(frame))], "text": paper_text(frame).to_numpy()})
@@ -48,7 +48,7 @@ def sentence_transformers(texts: list[str], seq: int, batch: int) -> tuple[float
 
 def ours(texts: pd.DataFrame, seq: int, batch: int, actors: int | None, work: Path) -> tuple[float, np.ndarray]:
     from semcse.core.config import EvaluationConfig
-    from semcse.embedding import ModelRef, embed_sets
+    from semcse.stages.embedding import ModelRef, embed_sets
 
     cfg = EvaluationConfig(max_length=seq, batch_size=batch, actors=actors)
     start = time.perf_counter()

@@ -37,8 +37,8 @@ BEFORE = "32bd758"  # main before issue 29: the dense aspects suite, draws task 
 SUITE = """
 import json, resource, sys, time
 from semcse.core.config import load_config
-from semcse.embedding import ModelRef
-from semcse.evaluation import aspects, semantic
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import aspects, semantic
 
 suite, corpus, judgements, texts, model, out, bootstrap = sys.argv[1:]
 cfg = load_config(overrides=["tracking.enabled=false", "evaluation.plots=false", f"evaluation.bootstrap={bootstrap}",

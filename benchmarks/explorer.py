@@ -54,7 +54,7 @@ def build_index(work: Path, n: int) -> tuple[Any, str]:
     import torch
 
     from semcse.models.unified import UnifiedEncoder
-    from semcse.search import SearchIndex
+    from semcse.stages.search import SearchIndex
 
     torch.manual_seed(0)
     encoder = str(UnifiedEncoder.create(minilm_dir(), ASPECTS, dim=DIM).save(work / "encoder"))

@@ -120,10 +120,10 @@ SEARCH_JS = """async (query) => {
 
 def build(work: Path, corpus: Path, papers: int | None) -> dict[str, str]:
     """Index and map of the corpus (title vectors, the map's own t-SNE), kept in `work` for later runs."""
-    from semcse.maps import layout
     from semcse.models.aspects import encode_aspects
     from semcse.models.unified import load_encoder
-    from semcse.search import SearchIndex
+    from semcse.stages.maps import layout
+    from semcse.stages.search import SearchIndex
 
     parts = {"index": str(work / "index"), "map": str(work / "map"), "encoder": str(minilm_dir())}
     if (work / "index").is_dir() and (work / "map").is_dir():

@@ -27,9 +27,9 @@ from _common import free_port, minilm_dir, pairs_of, save_results
 
 from semcse.core.config import TrainingConfig
 from semcse.models.token_batches import TokenBatches
-from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
-from semcse.training.objective import TEXTS, PairObjective
-from semcse.training.precision import training_forward
+from semcse.stages.training.engine import build_encoder, deepspeed_config, parameter_groups
+from semcse.stages.training.objective import TEXTS, PairObjective
+from semcse.stages.training.precision import training_forward
 from tests.fixtures.loopback import join_cpu_group
 
 

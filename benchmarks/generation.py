@@ -43,11 +43,11 @@ def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
     """
     import copy
 
-    from semcse.data.io import read_corpus
-    from semcse.generation.engines import TransformersGenerator, encodable_stop_strings
-    from semcse.generation.stages import SHARD
-    from semcse.generation.tasks import build_task
-    from semcse.generation.tokens import TokenCounter
+    from semcse.core.data.io import read_corpus
+    from semcse.stages.generation.engines import TransformersGenerator, encodable_stop_strings
+    from semcse.stages.generation.stages import SHARD
+    from semcse.stages.generation.tasks import build_task
+    from semcse.stages.generation.tokens import TokenCounter
 
     gen = cfg.generation
     task = build_task(gen)
@@ -88,7 +88,7 @@ def plain_loop(cfg, model: str, stop: bool = True) -> dict[str, float]:
 
 
 def pipeline(cfg) -> dict[str, float]:
-    from semcse.generation import run_generation
+    from semcse.stages.generation import run_generation
 
     started = time.perf_counter()
     report = run_generation(cfg)

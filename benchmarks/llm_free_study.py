@@ -41,10 +41,10 @@ from _common import crops_config, last_step_model, minilm_dir, save_results
 from _heldout import SUITE_DIRS, HeldOut, default_cache, differences, invasion_corpus, score, share_embeddings, trained
 from scipy.stats import spearmanr
 
-from semcse.embedding import ModelRef
-from semcse.evaluation import knn
-from semcse.training.driver import STATUS_FILE
-from semcse.training.trainer import prepare
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import knn
+from semcse.stages.training.driver import STATUS_FILE
+from semcse.stages.training.trainer import prepare
 
 OLD_AUTO = {"training.pairs": "crops:0.5+title:0.5", "training.temperature": 0.1, "training.learning_rate": 3e-5}
 NONE = {

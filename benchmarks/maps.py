@@ -36,7 +36,7 @@ def timed(fn, repeats: int) -> tuple[float, float]:
 
 def measure(n: int, dim: int, repeats: int) -> tuple[float, tuple[float, float], tuple[float, float]]:
     """Layout seconds, then (median, max) seconds of place and of explain on an n-point map."""
-    from semcse.maps import layout
+    from semcse.stages.maps import layout
 
     data = clustered(n + repeats + 1, dim, clusters=max(10, n // 100))
     corpus, queries = data[:n], data[n:]

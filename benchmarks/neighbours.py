@@ -59,7 +59,7 @@ def real_embeddings(path: str, max_length: int, cache_dir: Path) -> np.ndarray:
     import pandas as pd
     from _common import minilm_dir
 
-    from semcse.data.schema import paper_text
+    from semcse.core.data.schema import paper_text
     from semcse.models.encoder import TextEncoder
 
     cache = cache_dir / f"{Path(path).stem}-minilm-{max_length}.npy"

@@ -2,7 +2,7 @@
 
 Part `recipes` (the LLM-free table): for each seed, on the first `--train` abstracts of the invasion-biology
 corpus, our Ray Train + DeepSpeed trainer fine-tunes all-MiniLM-L6-v2 with `crops`, `title`, the mix
-`crops:0.5+title:0.5` and `auto` (the recipe the `llm-free` study chose, `semcse.data.modes.AUTO`) at one step
+`crops:0.5+title:0.5` and `auto` (the recipe the `llm-free` study chose, `semcse.core.data.modes.AUTO`) at one step
 budget; plain sentence-transformers (`fit` with MultipleNegativesRankingLoss) is given exactly the pairs and batch
 order `auto` trains on, with the same learning rate, warm-up, weight decay, temperature, steps and batch.
 Every model is scored on data the trainer never sees, with 95% bootstrap intervals:
@@ -68,12 +68,12 @@ from _heldout import (
     trained,
 )
 
-from semcse.data.io import write_parquet
-from semcse.data.modes import AUTO
-from semcse.embedding import ModelRef
-from semcse.evaluation import knn
-from semcse.training.driver import STATUS_FILE
-from semcse.training.trainer import prepare
+from semcse.core.data.io import write_parquet
+from semcse.core.data.modes import AUTO
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import knn
+from semcse.stages.training.driver import STATUS_FILE
+from semcse.stages.training.trainer import prepare
 
 RECIPES = {"crops": "crops", "title": "title", "mix": "crops:0.5+title:0.5", "auto": "auto"}
 AVERAGED = "+base"  # the suffix of a model's name once its weights are averaged with the base's

@@ -29,7 +29,7 @@ from _common import minilm_dir, save_results
 
 from semcse.core.config import load_config
 from semcse.core.runtime import TRAIN_ENV, init_ray
-from semcse.training.trainer import prepare, train
+from semcse.stages.training.trainer import prepare, train
 
 INTERVAL = "RAY_TRAIN_HEALTH_CHECK_INTERVAL_S"
 RAY_DEFAULT = "2.0"

@@ -30,8 +30,8 @@ from typing import Any
 from _common import add_set_option, crops_config, minilm_dir, ohsumed_split, save_results, st_fit
 
 from semcse.core.config import RunConfig
-from semcse.data.io import write_parquet
-from semcse.training.trainer import PreparedData, prepare
+from semcse.core.data.io import write_parquet
+from semcse.stages.training.trainer import PreparedData, prepare
 
 PHASES = ("setup_s", "eval_s", "checkpoint_s")
 
@@ -40,7 +40,7 @@ def ours(cfg: RunConfig, prepared: PreparedData, args: argparse.Namespace) -> tu
     """Samples/s end to end and in steady state, and the seconds each phase of the run took."""
     from mlflow.tracking import MlflowClient
 
-    from semcse.training.trainer import train
+    from semcse.stages.training.trainer import train
 
     start = time.perf_counter()
     result = train(cfg, prepared)

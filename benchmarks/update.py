@@ -132,8 +132,8 @@ def main() -> None:
 
 def place_at_scale(n: int, dim: int = 384, seed: int = 0) -> None:
     """Seconds to place and append n/100 points into an n-point map, and of the k-NN a layout of n needs."""
-    from semcse.maps.affinities import conditionals, layout_stats, unit
-    from semcse.maps.semantic_map import Pca, SemanticMap
+    from semcse.stages.maps.affinities import conditionals, layout_stats, unit
+    from semcse.stages.maps.semantic_map import Pca, SemanticMap
 
     rng = np.random.default_rng(seed)
     m = max(1, n // 100)

@@ -18,9 +18,9 @@ import pandas as pd
 from _common import minilm_dir, save_results
 from _heldout import INVASION
 
-from semcse.evaluation.metrics import true_ranks
 from semcse.models.encoder import TextEncoder
-from semcse.training.distractors import lexical_neighbours
+from semcse.stages.evaluation.metrics import true_ranks
+from semcse.stages.training.distractors import lexical_neighbours
 
 
 def main() -> None:

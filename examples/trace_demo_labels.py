@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from semcse.evaluation.metrics import label_agreements, nearest_others
 from semcse.models.unified import load_encoder
 from semcse.orchestration.steps import StepState
-from semcse.training.checkpoints import persisted_models
+from semcse.stages.evaluation.metrics import label_agreements, nearest_others
+from semcse.stages.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)

@@ -32,7 +32,7 @@ from semcse.commands.common import (
 )
 from semcse.core import storage
 from semcse.core.config import ConfigError
-from semcse.data.modes import MODES
+from semcse.core.data.modes import MODES
 
 app = typer.Typer(
     name="semcse",
@@ -102,8 +102,8 @@ def evaluate_command(
     Example: semcse evaluate --suite knn --model minilm=PATH --data examples/sample_corpus.jsonl
     --set evaluation.label_col=topic --set evaluation.split=all --out runs/eval
     """
-    from semcse.evaluation.report import terminal_text
-    from semcse.evaluation.runner import run_evaluation
+    from semcse.stages.evaluation.report import terminal_text
+    from semcse.stages.evaluation.runner import run_evaluation
 
     cfg = build_config(
         config,
@@ -162,7 +162,7 @@ def generate(
 
     Example: semcse generate --corpus examples/sample_corpus.jsonl --model runs/tiny-lm --limit 8
     """
-    from semcse.generation import run_generation
+    from semcse.stages.generation import run_generation
 
     cfg = build_config(
         config,
@@ -237,7 +237,7 @@ def train_command(
 
     Example: semcse train --pairs crops --corpus examples/sample_corpus.jsonl --base-model MODEL_DIR --max-steps 50
     """
-    from semcse.training.trainer import prepare, train
+    from semcse.stages.training.trainer import prepare, train
 
     cfg = build_config(
         config,
@@ -285,8 +285,8 @@ def tune_command(
 
     Example: semcse tune --study cropping --set training.base_model=MODEL_DIR --set training.max_steps=100
     """
-    from semcse.tuning.runner import run_study
-    from semcse.tuning.study import load_study
+    from semcse.orchestration.tuning.runner import run_study
+    from semcse.orchestration.tuning.study import load_study
 
     spec, base = load_study(study, overrides, config)
     result = run_study(spec, base, restore=not fresh)
@@ -318,7 +318,7 @@ def train_decoder_command(
     Example: semcse train-decoder --texts runs/demo/texts --encoder models:/semcse-encoder@champion
     --base-model /models/Llama-3-8B --aspect aspect:species
     """
-    from semcse.training.decoder import run
+    from semcse.stages.training.decoder import run
 
     cfg = build_config(
         config,
@@ -353,7 +353,7 @@ def index_build(
     Example: semcse index build --corpus examples/sample_corpus.jsonl --model models:/semcse-encoder@champion
     --out runs/index
     """
-    from semcse.search import run_index
+    from semcse.stages.search import run_index
 
     report = run_index(build_config(config, overrides, **{"corpus.path": str(corpus)}), model, out)
     console.print(f"indexed {report.papers:,} papers, aspects {report.aspects}, dimension {report.dim} → {report.out}")
@@ -446,7 +446,7 @@ def train_aspects_command(
 
     Example: semcse train-aspects --pack invasion_biology --texts runs/aspects --corpus corpus.parquet --base-model M
     """
-    from semcse.training.aspect_encoders import train_aspects
+    from semcse.stages.training.aspect_encoders import train_aspects
 
     cfg = build_config(
         config,
@@ -489,7 +489,7 @@ def distill_command(
 
     Example: semcse distill --aspect-encoders runs/aspect-encoders --corpus corpus.parquet --base-model M
     """
-    from semcse.training.distill import distill
+    from semcse.stages.training.distill import distill
 
     cfg = build_config(
         config,
@@ -532,7 +532,7 @@ def search_command(
     from semcse.core.vector_index import VectorIndexError
     from semcse.models.aspects import encode_aspects, parse_weights
     from semcse.models.unified import UnknownAspect, load_encoder
-    from semcse.search import SearchIndex
+    from semcse.stages.search import SearchIndex
 
     cfg = build_config(config, overrides)
     if (query is None) == (paper_id is None):

@@ -110,8 +110,8 @@ class ExplainRequest(Weighted):
 @serve.ingress(api)
 class MapExplorer:
     def __init__(self, settings: ServeConfig) -> None:
-        from semcse.maps import SemanticMap
         from semcse.models.unified import load_encoder
+        from semcse.stages.maps import SemanticMap
 
         configure(api, settings)
         self.settings = settings

@@ -48,8 +48,8 @@ from semcse.apps.common import (
 )
 from semcse.apps.live import Live
 from semcse.core.config import ServeConfig
+from semcse.core.data.citations import MEDIA_TYPES, citations
 from semcse.core.vector_index import VectorIndexError
-from semcse.data.citations import MEDIA_TYPES, citations
 
 log = logging.getLogger("semcse.serve")
 api = create_api("semcse search")
@@ -176,7 +176,7 @@ def _plain(value: Any) -> Any:
 def read_summaries(texts: str) -> dict[str, dict[str, list[str]]]:
     """kind → paper id → texts (summaries first), through the generated-texts contract's own reader (outputs of
     several generation settings are all shown, so they are combined)."""
-    from semcse.data.generated import read_texts, summaries_by_id
+    from semcse.core.data.generated import read_texts, summaries_by_id
 
     frame = read_texts(texts, combine=True)
     kinds = sorted(map(str, frame["kind"].unique()), key=lambda kind: (kind != "summary", kind))
@@ -198,9 +198,9 @@ class Searcher:
         The generated texts are read again with each version, since an update generates for its new papers
         before it publishes the index that holds them.
         """
-        from semcse.data.generated import GeneratedDataError
+        from semcse.core.data.generated import GeneratedDataError
         from semcse.models.unified import load_encoder
-        from semcse.search import SearchIndex
+        from semcse.stages.search import SearchIndex
 
         index = SearchIndex.load(path)
         index.stacked()

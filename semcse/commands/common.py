@@ -38,14 +38,14 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from semcse.core.data.embeddings import EmbeddingError
+        from semcse.core.data.generated import GeneratedDataError
+        from semcse.core.data.io import CorpusError
         from semcse.core.runtime import RayUnavailable
         from semcse.core.vector_index import VectorIndexError
-        from semcse.data.embeddings import EmbeddingError
-        from semcse.data.generated import GeneratedDataError
-        from semcse.data.io import CorpusError
-        from semcse.evaluation.inputs import EvaluationDataError
-        from semcse.generation import GenerationIncomplete
         from semcse.models.aspects import MissingAspectError
+        from semcse.stages.evaluation.inputs import EvaluationDataError
+        from semcse.stages.generation import GenerationIncomplete
 
         try:
             return func(*args, **kwargs)

@@ -60,8 +60,8 @@ def corpus_validate(
 
     Example: semcse corpus validate examples/sample_corpus.jsonl --out runs/sample/corpus
     """
+    from semcse.core.data.validation import run_validation
     from semcse.core.tracking import ui_hint
-    from semcse.data.validation import run_validation
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col, path)
     with console.status(f"validating {path}"):
@@ -102,7 +102,7 @@ def corpus_stats_command(
 
     Example: semcse corpus stats examples/sample_corpus.jsonl
     """
-    from semcse.data.stats import PERCENTILES, file_stats
+    from semcse.core.data.stats import PERCENTILES, file_stats
 
     cfg = _corpus_config(config, overrides, fmt, id_col, title_col, abstract_col)
     stats = file_stats(path, cfg.corpus)

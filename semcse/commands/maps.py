@@ -39,11 +39,11 @@ def map_layout(
 
     Example: semcse map layout --corpus examples/sample_corpus.jsonl --encoder models/minilm --label-col topic -o m
     """
+    from semcse.core.data.embeddings import read_embeddings
+    from semcse.core.data.io import read_corpus
     from semcse.core.runtime import connect
-    from semcse.data.embeddings import read_embeddings
-    from semcse.data.io import read_corpus
-    from semcse.maps import layout_papers, map_corpus, render
     from semcse.models.aspects import parse_weights
+    from semcse.stages.maps import layout_papers, map_corpus, render
 
     flags = {"corpus.label_col": label_col, "map.weights": parse_weights(weight) or None}
     cfg = build_config(config, overrides, **flags)
@@ -74,7 +74,7 @@ def map_place(
 
     Example: semcse map place m --text "Rats on islands" --encoder models/minilm
     """
-    from semcse.maps import SemanticMap, on_map, render, text_vectors
+    from semcse.stages.maps import SemanticMap, on_map, render, text_vectors
 
     cfg = build_config(config, overrides)
     semantic_map = SemanticMap.load(map_dir)
@@ -102,7 +102,7 @@ def map_explain(
 
     Example: semcse map explain m --x 3.5 --y -12 --decoder models:/semcse-decoder@champion
     """
-    from semcse.maps import SemanticMap, explain_in_words
+    from semcse.stages.maps import SemanticMap, explain_in_words
 
     cfg = build_config(config, overrides)
     semantic_map = SemanticMap.load(map_dir)
@@ -121,6 +121,6 @@ def map_render(
 
     Example: semcse map render m --out map.png
     """
-    from semcse.maps import SemanticMap, render
+    from semcse.stages.maps import SemanticMap, render
 
     console.print(f"rendered → {render(SemanticMap.load(map_dir), out, title=title)}")

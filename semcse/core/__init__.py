@@ -1,2 +1,2 @@
-"""The foundation every layer stands on: configuration, storage and locations, logging, Ray runtime, MLflow
-tracking, versioned artifact roots and FAISS indexes (docs/ARCHITECTURE.md, "Layers")."""
+"""The foundation every layer stands on: configuration, storage and locations, logging, the Ray runtime, MLflow
+tracking, versioned artifact roots, FAISS indexes and the data contracts (`data/`) (docs/ARCHITECTURE.md)."""

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from semcse.data.modes import ASPECT_PREFIX, AUTO, UPPER_HALF, mix_weights, needs_texts, trains_upper_half
+from semcse.core.data.modes import ASPECT_PREFIX, AUTO, UPPER_HALF, mix_weights, needs_texts, trains_upper_half
 
 # `training.base_model: scratch:<architecture>`: an encoder initialised at random from the corpus's vocabulary
 # (`models.scratch`), whose lower layers hold nothing a recipe should keep frozen.

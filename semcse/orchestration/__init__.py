@@ -1,2 +1,2 @@
-"""Running stages in order: the step runner, the pipeline, a corpus update, the promotion rule and the serve
-stage (docs/ARCHITECTURE.md, "Layers"); Tune studies are in `semcse.tuning`."""
+"""Running stages in order: the step runner, the pipeline, a corpus update, the promotion rule, the serve stage and
+Tune studies (`tuning/`) (docs/ARCHITECTURE.md, "Layers")."""

@@ -98,7 +98,7 @@ class Pipeline:
             )
 
     def validate(self) -> dict[str, Any]:
-        from semcse.data.validation import run_validation
+        from semcse.core.data.validation import run_validation
 
         report = run_validation(self.cfg, storage.join(self.run_dir, "corpus"))
         counts = report.counts
@@ -116,7 +116,7 @@ class Pipeline:
         if not self.cfg.generation.model:
             log.info("no generation.model configured: LLM-free run, nothing to generate", extra=logs.stage("generate"))
             return {"texts": None}
-        from semcse.generation import run_generation
+        from semcse.stages.generation import run_generation
 
         out = storage.join(self.run_dir, "texts")
         cfg = self.validated_config({"generation.out": out})
@@ -125,7 +125,7 @@ class Pipeline:
         return {"texts": str(out), "rows": report.rows_written, "rejects": report.rejects_written}
 
     def train(self) -> dict[str, Any]:
-        from semcse.training.trainer import train
+        from semcse.stages.training.trainer import train
 
         texts = self.state.recorded("generate").get("texts")
         updates = {"training.out": storage.join(self.run_dir, "model")}
@@ -148,8 +148,8 @@ class Pipeline:
         base model unchanged, there is no trained model: the base is scored (beside the champion, if any)
         once, not a second time under another name, and its row is what register compares.
         """
-        from semcse.evaluation.report import terminal_text
-        from semcse.evaluation.runner import evaluate
+        from semcse.stages.evaluation.report import terminal_text
+        from semcse.stages.evaluation.runner import evaluate
 
         train = self.state.outputs("train")
         delivered_base = not train["improved"]
@@ -193,7 +193,7 @@ class Pipeline:
     def evaluation_config(self) -> RunConfig:
         """The config the suites score with: the validated corpus's test split, or separate `evaluation.data` whole
         unless the run chose a split (`evaluation.inputs.scoring_config`)."""
-        from semcse.evaluation.inputs import scoring_config
+        from semcse.stages.evaluation.inputs import scoring_config
 
         return scoring_config(self.cfg) if self.cfg.evaluation.data else self.validated_config({})
 
@@ -237,7 +237,7 @@ class Pipeline:
     def index(self) -> dict[str, Any]:
         if not self.cfg.pipeline.build_index:
             return {"index": None}
-        from semcse.search import run_index
+        from semcse.stages.search import run_index
 
         model = self.state.outputs("train")["model"]
         report = run_index(self.validated_config({}), model, storage.join(self.run_dir, "index"), versioned=True)
@@ -252,8 +252,8 @@ class Pipeline:
         if not self.cfg.pipeline.build_map:
             return {"map": None}
         from semcse.core import versions
-        from semcse.data.io import read_corpus
-        from semcse.maps.corpus import map_corpus
+        from semcse.core.data.io import read_corpus
+        from semcse.stages.maps.corpus import map_corpus
 
         model = self.state.outputs("train")["model"]
         frame = read_corpus(self.state.outputs("validate")["corpus"])

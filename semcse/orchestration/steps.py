@@ -27,8 +27,8 @@ from typing import Any
 
 from semcse.core import logs, storage
 from semcse.core.config import ConfigError, TrackingConfig, flatten
+from semcse.core.data.shards import content_key
 from semcse.core.tracking import Tracker
-from semcse.data.shards import content_key
 
 log = logging.getLogger(__name__)
 

@@ -120,7 +120,7 @@ class UpdateReport:
 
 def update_key(path: str | Path, replace: bool, retrain: bool) -> str:
     """A key for one update: the bytes of the new rows' files and the flags (a rerun finds its own state)."""
-    from semcse.data.io import list_files
+    from semcse.core.data.io import list_files
 
     digest = hashlib.blake2b(digest_size=8)
     digest.update(json.dumps({"replace": replace, "retrain": retrain}).encode())
@@ -209,7 +209,7 @@ class Update:
 
     @property
     def additions(self) -> pd.DataFrame:
-        from semcse.data.io import read_corpus
+        from semcse.core.data.io import read_corpus
 
         return read_corpus(self._done("validate")["additions"])
 
@@ -230,8 +230,8 @@ class Update:
     # ----- steps ---------------------------------------------------------------------------------------
 
     def validate(self) -> dict[str, Any]:
-        from semcse.data.io import read_corpus, read_raw
-        from semcse.data.validation import validate
+        from semcse.core.data.io import read_corpus, read_raw
+        from semcse.core.data.validation import validate
 
         result = validate(
             read_raw(self.source, self.cfg.corpus),
@@ -261,8 +261,8 @@ class Update:
         }
 
     def corpus(self) -> dict[str, Any]:
-        from semcse.data.io import read_corpus
-        from semcse.data.validation import grow_corpus, grow_duplicates
+        from semcse.core.data.io import read_corpus
+        from semcse.core.data.validation import grow_corpus, grow_duplicates
 
         path = self._corpus_path()
         grow_duplicates(path, self._done("validate")["duplicates"])
@@ -276,7 +276,7 @@ class Update:
         return None if self._nothing_to_add() else self._built("generate", "texts")
 
     def invalidate(self) -> dict[str, Any]:
-        from semcse.data.generated import Manifest
+        from semcse.core.data.generated import Manifest
 
         texts = self._texts()
         if texts and self.replaced:
@@ -288,7 +288,7 @@ class Update:
         texts = self._texts()
         if not texts:
             return {"texts": None}
-        from semcse.generation import run_generation
+        from semcse.stages.generation import run_generation
 
         report = run_generation(self.pipeline.validated_config({"generation.out": texts}))
         report.require_finished()
@@ -315,7 +315,7 @@ class Update:
 
     def _model(self) -> str | None:
         """The model every vector in the index and the map came from: new vectors must come from it too."""
-        from semcse.search import SearchIndex
+        from semcse.stages.search import SearchIndex
 
         index = self._built("index", "index")
         if index:
@@ -333,15 +333,15 @@ class Update:
     def _vectors(self, model: str | None = None) -> dict[str, np.ndarray]:
         """The added papers' vectors, embedded on Ray Data actors into the run's embeddings (the contract's
         content-keyed shards, beside the build's own): after the embed step, reading them back embeds nothing."""
-        from semcse.embedding import EMBEDDINGS_DIR, ModelRef, embed_papers
+        from semcse.stages.embedding import EMBEDDINGS_DIR, ModelRef, embed_papers
 
         model = model or self._done("embed")["model"]
         embeddings = storage.join(self.pipeline.run_dir, EMBEDDINGS_DIR)
         return embed_papers(ModelRef(model, model), self.additions, embeddings, self.cfg.evaluation).vectors
 
     def index(self) -> dict[str, Any]:
-        from semcse.data.duplicates import read_aliases
-        from semcse.search import SearchIndex
+        from semcse.core.data.duplicates import read_aliases
+        from semcse.stages.search import SearchIndex
 
         if self._rebuilt():
             self.pipeline.run(start="index", until="index", force=True)
@@ -357,7 +357,7 @@ class Update:
         return {"index": root, "version": versions.current(root), "papers": papers}
 
     def map(self) -> dict[str, Any]:
-        from semcse.maps import SemanticMap
+        from semcse.stages.maps import SemanticMap
 
         if self._rebuilt():
             self.pipeline.run(start="map", until="map", force=True)
@@ -378,7 +378,7 @@ class Update:
 
     def _landings(self, grown: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Where each added paper is on the map, and its nearest papers that were there before."""
-        from semcse.data.io import read_corpus
+        from semcse.core.data.io import read_corpus
 
         rows = {paper: row for row, paper in enumerate(grown.ids)}
         added = np.asarray([rows[p] for p in ids], dtype=np.int64)

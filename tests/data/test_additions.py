@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from semcse.core.config import CorpusConfig
-from semcse.data.io import read_raw
-from semcse.data.validation import merge_additions, validate
+from semcse.core.data.io import read_raw
+from semcse.core.data.validation import merge_additions, validate
 
 TEXT = "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region."
 

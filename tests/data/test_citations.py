@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from semcse.data.citations import citations
+from semcse.core.data.citations import citations
 
 PAPERS = [
     {

@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from semcse.core.config import CorpusConfig
-from semcse.data.io import CorpusError, read_corpus, read_raw
-from semcse.data.validation import validate
+from semcse.core.data.io import CorpusError, read_corpus, read_raw
+from semcse.core.data.validation import validate
 
 GOOD = "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region."
 

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 from semcse.core.config import CorpusConfig
+from semcse.core.data.duplicates import find_duplicates, read_aliases
+from semcse.core.data.io import RawCorpus, read_raw
+from semcse.core.data.split import frame_splits
+from semcse.core.data.validation import grow_duplicates, validate
 from semcse.core.vector_index import VectorIndexError
-from semcse.data.duplicates import find_duplicates, read_aliases
-from semcse.data.io import RawCorpus, read_raw
-from semcse.data.split import frame_splits
-from semcse.data.validation import grow_duplicates, validate
-from semcse.search import SearchIndex
+from semcse.stages.search import SearchIndex
 
 ABSTRACT = (
     "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region, and their "

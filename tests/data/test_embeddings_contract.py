@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from semcse.cli import app
-from semcse.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
+from semcse.core.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
 
 
 def test_written_shards_read_back_in_the_callers_order(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse.data.generated import GeneratedDataError, Manifest, read_judgements, read_texts, write_generated
+from semcse.core.data.generated import GeneratedDataError, Manifest, read_judgements, read_texts, write_generated
 
 SETTINGS = {"task": "summaries", "model": "synthetic"}
 

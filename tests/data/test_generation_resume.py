@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse.data.schema import TEXTS_SCHEMA
-from semcse.generation import run_generation
+from semcse.core.data.schema import TEXTS_SCHEMA
+from semcse.stages.generation import run_generation
 from tests.fixtures.generated_checks import assert_complete
 
 
@@ -42,7 +42,7 @@ def test_rerun_after_crash_finishes_the_rest(ray_cluster, gen_config):
 @pytest.mark.slow
 def test_limit_then_full_then_new_settings_never_duplicate_or_mix(ray_cluster, gen_config):
     """docs/generate.md's smoke test (`--limit 8`), the full run, then a changed setting, all into one --out."""
-    from semcse.data.generated import GeneratedDataError, read_texts
+    from semcse.core.data.generated import GeneratedDataError, read_texts
 
     common = ("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=3")
     out = Path(gen_config(*common).generation.out)
@@ -69,9 +69,9 @@ def test_limit_then_full_then_new_settings_never_duplicate_or_mix(ray_cluster, g
 
 def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
     """With retry rounds left, a shard's final units are written at once; only the failing unit waits."""
-    from semcse.data.generated import Manifest, read_texts
-    from semcse.generation.parsing import Parsed
-    from semcse.generation.runner import Generation, GenerationReport, Sample
+    from semcse.core.data.generated import Manifest, read_texts
+    from semcse.stages.generation.parsing import Parsed
+    from semcse.stages.generation.runner import Generation, GenerationReport, Sample
 
     cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
     generation = Generation(cfg)
@@ -99,9 +99,9 @@ def test_a_failing_sample_holds_back_only_its_own_unit(gen_config):
 
 def test_a_unit_the_engine_failed_on_is_neither_written_nor_rejected_nor_finished(gen_config):
     """An engine error (an outage) says nothing about the unit: it stays unfinished for the next run, whole."""
-    from semcse.data.generated import Manifest, read_texts
-    from semcse.generation.parsing import Parsed
-    from semcse.generation.runner import REJECTS_DIR, Generation, GenerationReport, Sample
+    from semcse.core.data.generated import Manifest, read_texts
+    from semcse.stages.generation.parsing import Parsed
+    from semcse.stages.generation.runner import REJECTS_DIR, Generation, GenerationReport, Sample
 
     cfg = gen_config("generation.task=summaries", "generation.samples_per_prompt=1", "generation.shard_rows=4")
     generation = Generation(cfg)
@@ -125,7 +125,7 @@ def test_a_unit_the_engine_failed_on_is_neither_written_nor_rejected_nor_finishe
 
 def test_changed_settings_change_the_shard_keys(gen_config):
     """A shard key covers the settings that shape output: new sampling → new keys, nothing skipped."""
-    from semcse.generation.runner import Generation
+    from semcse.stages.generation.runner import Generation
 
     base = Generation(gen_config("generation.task=summaries")).plan()[0]
     hotter = Generation(gen_config("generation.task=summaries", "generation.temperature=1.3")).plan()[0]

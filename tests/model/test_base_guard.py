@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semcse.training.checkpoints import CANDIDATE_SCORE, LoopState, best_of
-from semcse.training.driver import STATUS_FILE
-from semcse.training.trainer import train
+from semcse.stages.training.checkpoints import CANDIDATE_SCORE, LoopState, best_of
+from semcse.stages.training.driver import STATUS_FILE
+from semcse.stages.training.trainer import train
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 
-from semcse.training.loop import global_batches
+from semcse.stages.training.loop import global_batches
 
 ROWS, LABELS, BATCH = 84, 4, 8
 STEPS_PER_EPOCH = ROWS // BATCH  # 10: the last 4 rows of each epoch's order wait for the next epoch

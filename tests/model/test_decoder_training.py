@@ -6,9 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semcse.data.generated import summaries_by_id
-from semcse.evaluation.decoder_eval import bertscore_f1, derangement, format_table, reconstruct, run_decoder_suite
-from semcse.training.decoder import build_examples
+from semcse.core.data.generated import summaries_by_id
+from semcse.stages.evaluation.decoder_eval import (
+    bertscore_f1,
+    derangement,
+    format_table,
+    reconstruct,
+    run_decoder_suite,
+)
+from semcse.stages.training.decoder import build_examples
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
@@ -67,7 +73,7 @@ def test_reconstructed_column_lays_the_map_out_again_without_each_abstract(
     trained_decoder, decoder_examples, monkeypatch
 ):
     """One fresh layout per abstract, of the others only; its embedding is recovered from where it is placed."""
-    from semcse.evaluation import decoder_eval
+    from semcse.stages.evaluation import decoder_eval
 
     decoder, *_ = trained_decoder
     laid_out: list[list[str]] = []

@@ -34,9 +34,9 @@ def bf16_step_and_save(port: int, model_dir: str, out: str, stage: int) -> None:
     from deepspeed.utils import safe_get_full_fp32_param
 
     from semcse.core.config import TrainingConfig
-    from semcse.training import checkpoints
-    from semcse.training.averaging import BaseAverage
-    from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
+    from semcse.stages.training import checkpoints
+    from semcse.stages.training.averaging import BaseAverage
+    from semcse.stages.training.engine import build_encoder, deepspeed_config, parameter_groups
 
     cfg = TrainingConfig(
         pairs="title",
@@ -80,7 +80,7 @@ def test_bf16_training_exports_fp32_master_weights(tiny_encoder_dir: Path, tmp_p
     import numpy as np
 
     from semcse.models.encoder import TextEncoder
-    from semcse.training.checkpoints import MODEL_DIR
+    from semcse.stages.training.checkpoints import MODEL_DIR
 
     process = mp.get_context("spawn").Process(
         target=bf16_step_and_save, args=(free_port(), str(tiny_encoder_dir), str(tmp_path), stage)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from semcse.training.trainer import train
+from semcse.stages.training.trainer import train
 
 RUNS = [
     ("semcse", "triplet"),

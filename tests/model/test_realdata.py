@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from semcse.core.config import load_config
-from semcse.data.split import unit_hash
-from semcse.embedding import ModelRef, embed_sets
-from semcse.evaluation import aspects, knn
+from semcse.core.data.split import unit_hash
+from semcse.stages.embedding import ModelRef, embed_sets
+from semcse.stages.evaluation import aspects, knn
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 
@@ -52,8 +52,8 @@ def test_knn_on_ohsumed_is_deterministic_and_far_above_chance(ray_cluster, minil
 
 
 def _papers(frame: pd.DataFrame) -> pd.DataFrame:
-    from semcse.data.schema import paper_text
-    from semcse.evaluation.inputs import text_set
+    from semcse.core.data.schema import paper_text
+    from semcse.stages.evaluation.inputs import text_set
 
     return text_set(frame["id"], paper_text(frame))
 

@@ -51,9 +51,9 @@ def _step(rank: int, world: int, model_dir: str, texts: list[str], loss: str) ->
 
     from semcse.core.config import TrainingConfig
     from semcse.models.token_batches import TokenBatches
-    from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
-    from semcse.training.objective import BASE, TEXTS, PairObjective
-    from semcse.training.reference import BaseReference
+    from semcse.stages.training.engine import build_encoder, deepspeed_config, parameter_groups
+    from semcse.stages.training.objective import BASE, TEXTS, PairObjective
+    from semcse.stages.training.reference import BaseReference
 
     loss, keep_base, _ = loss.partition("+base")
     cfg = TrainingConfig(
@@ -118,7 +118,7 @@ def one_and_two_workers(
     tiny_encoder_dir: Path, sample_records: list[dict], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[dict, dict]:
     """Every loss's step on 1 worker and on 2, keyed by loss."""
-    from semcse.data.sentences import split_sentences
+    from semcse.core.data.sentences import split_sentences
 
     sentences = [split_sentences(r["abstract"]) for r in sample_records[:PAIRS]]
     anchors = [" ".join(s[:SENTENCES_PER_TEXT]) for s in sentences]
@@ -187,8 +187,8 @@ def test_distillation_loss_is_the_global_batch_mean_on_any_number_of_workers(tmp
 def _global_steps(rows, world: int, cfg, steps: int, start: int = 0) -> list[list[str]]:
     """The texts each global step trains on, over all `world` workers (rank order), through the real batch
     stream and collate of the training loop."""
-    from semcse.training.loop import global_batches
-    from semcse.training.objective import PairObjective
+    from semcse.stages.training.loop import global_batches
+    from semcse.stages.training.objective import PairObjective
 
     streams = [global_batches(rows, cfg.batch_size, rank, world, cfg.seed, start) for rank in range(world)]
     objective = PairObjective(cfg)
@@ -212,7 +212,7 @@ def test_every_steps_pairs_are_the_same_on_one_or_two_workers_and_after_a_resume
     import pandas as pd
 
     from semcse.core.config import TrainingConfig
-    from semcse.training.positives import build_pair_rows
+    from semcse.stages.training.positives import build_pair_rows
 
     cfg = TrainingConfig(pairs=pairs, batch_size=12, num_workers=2, min_sentence_chars=40, seed=5)
     rows = build_pair_rows(pairs, pd.DataFrame(sample_records).head(30), None, cfg)
@@ -230,7 +230,7 @@ def test_every_steps_pairs_are_the_same_on_one_or_two_workers_and_after_a_resume
 
 
 def test_dropout_masks_differ_by_worker_and_step_and_repeat_on_resume() -> None:
-    from semcse.training.loop import dropout_seed
+    from semcse.stages.training.loop import dropout_seed
 
     seeds = {(step, rank): dropout_seed(7, step, rank) for step in range(3) for rank in range(2)}
     assert len(set(seeds.values())) == 6

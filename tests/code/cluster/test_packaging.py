@@ -82,8 +82,8 @@ def test_an_installed_wheel_finds_its_resources_from_another_directory(wheel: Pa
     elsewhere.mkdir()
     check = (
         f"import semcse; assert semcse.__file__.startswith({str(site)!r}), semcse.__file__\n"
-        "from semcse.tuning.study import load_study; study, base = load_study('cropping')\n"
-        "from semcse.generation.prompts import load_aspect_pack; pack = load_aspect_pack('medicine')\n"
+        "from semcse.orchestration.tuning.study import load_study; study, base = load_study('cropping')\n"
+        "from semcse.stages.generation.prompts import load_aspect_pack; pack = load_aspect_pack('medicine')\n"
         "from semcse.orchestration.serving import deploy_config; from semcse.core.config import ServeConfig\n"
         "plan = deploy_config(None, ServeConfig())\n"
         "print(study.name, base.name, pack.name, sorted(a['name'] for a in plan['applications']))\n"

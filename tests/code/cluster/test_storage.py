@@ -15,8 +15,8 @@ import pytest
 
 from semcse.core import storage, versions
 from semcse.core.config import CorpusConfig
-from semcse.data.generated import Manifest, read_texts, write_generated
-from semcse.data.io import read_corpus, read_raw, write_parquet
+from semcse.core.data.generated import Manifest, read_texts, write_generated
+from semcse.core.data.io import read_corpus, read_raw, write_parquet
 from tests.paths import SAMPLE_CORPUS
 
 

@@ -25,7 +25,7 @@ def predicted_decoder(tmp_path_factory, pretrained_lm_dir, decoder_examples, min
     for a few hundred steps to tell them apart (a random tiny encoder's are nearly parallel).
     (decoder directory, predictor directory, the predicted embeddings by id.)
     """
-    from semcse.data.schema import paper_text
+    from semcse.core.data.schema import paper_text
     from semcse.models.aspects import encode_aspects
     from semcse.models.decoder import DecoderExamples
     from tests.fixtures.decoder import fit_decoder
@@ -112,8 +112,8 @@ def test_evaluate_decoder_suite(
 def test_the_predictor_embeds_each_abstract(predicted_decoder, decoder_examples, sample_corpus_path, tmp_path):
     """`held_out_examples` conditions on `decoder.predictor` applied to the paper's own title and abstract."""
     from semcse.core.config import load_config
-    from semcse.evaluation.decoder_eval import held_out_examples
     from semcse.models.aspects import encode_aspects
+    from semcse.stages.evaluation.decoder_eval import held_out_examples
 
     _, predictor, _ = predicted_decoder
     rows = [
@@ -124,7 +124,7 @@ def test_the_predictor_embeds_each_abstract(predicted_decoder, decoder_examples,
     overrides += ["corpus.test_fraction=0.85", "corpus.val_fraction=0.1", f"decoder.predictor={predictor}"]
     examples = held_out_examples(load_config(overrides=overrides), "summary")
     assert len(examples) >= 5 and set(examples.ids) <= set(decoder_examples.ids)
-    from semcse.data.schema import paper_text
+    from semcse.core.data.schema import paper_text
 
     papers = pd.read_json(sample_corpus_path, lines=True).set_index("id").loc[examples.ids].reset_index()
     expected = encode_aspects(TextEncoder.load(predictor), list(paper_text(papers)))
@@ -159,7 +159,7 @@ def test_settings_that_fail_late_are_refused_before_anything_is_loaded(tmp_path,
 def test_decoder_suite_predicts_from_the_abstract_not_from_its_summaries(tmp_path, sample_corpus_path):
     """The conditioning embedding comes from `decoder.predictor` applied to the abstract's own text."""
     from semcse.core.config import load_config
-    from semcse.evaluation.decoder_eval import held_out_examples
+    from semcse.stages.evaluation.decoder_eval import held_out_examples
 
     rows = [
         {"id": "demo-001", "kind": "summary", "text": "one summary"},

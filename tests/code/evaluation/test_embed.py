@@ -12,8 +12,8 @@ import pytest
 import ray.cloudpickle
 
 from semcse.core.config import EvaluationConfig
-from semcse.data.embeddings import EmbeddingError, read_embeddings
-from semcse.embedding import ModelRef, _blocks, _longest_first, embed_sets, pool_size
+from semcse.core.data.embeddings import EmbeddingError, read_embeddings
+from semcse.stages.embedding import ModelRef, _blocks, _longest_first, embed_sets, pool_size
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 

@@ -9,7 +9,7 @@ import pytest
 
 from semcse.core import versions
 from semcse.core.vector_index import VectorIndex, VectorIndexError
-from semcse.search import SearchIndex
+from semcse.stages.search import SearchIndex
 from tests.code.evaluation.test_weighted_search import clustered
 
 ASPECTS = {"species": 12, "method": 8}

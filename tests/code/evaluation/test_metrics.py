@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from semcse.evaluation import metrics
+from semcse.stages.evaluation import metrics
 
 
 def test_average_rank():
@@ -196,7 +196,7 @@ def test_normalised_scores_best_median_floor():
 
 
 def test_every_paper_asks_every_other_and_an_exact_copy_still_counts() -> None:
-    from semcse.evaluation.knn import reference_neighbours
+    from semcse.stages.evaluation.knn import reference_neighbours
 
     vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])  # rows 0 and 1 are copies
     everything = np.ones(4, dtype=bool)

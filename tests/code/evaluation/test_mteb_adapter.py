@@ -6,8 +6,8 @@ import mteb
 import numpy as np
 import pytest
 
-from semcse.evaluation.mteb_adapter import PlatformEncoder, local_clustering_task
 from semcse.models.encoder import TextEncoder
+from semcse.stages.evaluation.mteb_adapter import PlatformEncoder, local_clustering_task
 
 
 @pytest.fixture(scope="module")

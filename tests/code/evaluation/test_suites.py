@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from semcse.cli import app
 from semcse.core.config import load_config
-from semcse.embedding import ModelRef
-from semcse.evaluation import aspects
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import aspects
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers cannot import tests/
 
@@ -96,9 +96,9 @@ class RefusesPlanted:
 
 
 def test_semantic_suite_never_sees_a_training_abstract(ray_cluster, sample_records, tmp_path):
-    from semcse.data.io import write_parquet
-    from semcse.data.split import split_of
-    from semcse.evaluation import semantic
+    from semcse.core.data.io import write_parquet
+    from semcse.core.data.split import split_of
+    from semcse.stages.evaluation import semantic
 
     cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.3", "evaluation.bootstrap=50"])
     frame = pd.DataFrame(sample_records)[["id", "title", "abstract"]]
@@ -144,9 +144,9 @@ class Characters:
 def test_v_measure_clusters_held_out_papers_only(ray_cluster, sample_records, tmp_path):
     """Relabelling every non-test paper changes what kNN reads (its references) and nothing V-measure reads; and
     V-measure's interval holds its figure, which a bootstrap of a dozen papers would otherwise sit above."""
-    from semcse.data.io import write_parquet
-    from semcse.evaluation import knn
-    from semcse.evaluation.inputs import query_rows
+    from semcse.core.data.io import write_parquet
+    from semcse.stages.evaluation import knn
+    from semcse.stages.evaluation.inputs import query_rows
 
     cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.3", "evaluation.label_col=topic"])
     frame = pd.DataFrame(sample_records)[["id", "title", "abstract", "topic"]]
@@ -204,7 +204,7 @@ class TopicOracle:
 
 def _pairwise_dir(records, directory):
     """A pairwise/-format ground truth: judged 'topic' similarity 3 within a topic, 1 across."""
-    from semcse.data.sentences import split_sentences
+    from semcse.core.data.sentences import split_sentences
 
     directory.mkdir()
     samples = {
@@ -253,7 +253,7 @@ def test_aspects_errors_on_unknown_judged_ids(sample_records, tmp_path):
 
 
 def test_the_judged_aspect_is_named_or_refused_never_guessed(sample_records, tmp_path):
-    from semcse.evaluation.inputs import EvaluationDataError, read_pairwise
+    from semcse.stages.evaluation.inputs import EvaluationDataError, read_pairwise
 
     data = _pairwise_dir(sample_records[:5], tmp_path / "pairwise")
     # the file name alone (tiny_topic) names nothing: the old reading took its last `_` part
@@ -289,9 +289,9 @@ def test_judged_and_summary_aspects_fold_like_training():
 
 def test_aspects_suite_on_a_corpus_scores_judged_test_abstracts_only(ray_cluster, sample_records, tmp_path):
     """Judgements and summaries reaching a training abstract are left out (and counted); it is never embedded."""
-    from semcse.data.generated import write_generated
-    from semcse.data.io import write_parquet
-    from semcse.data.split import split_of
+    from semcse.core.data.generated import write_generated
+    from semcse.core.data.io import write_parquet
+    from semcse.core.data.split import split_of
 
     cfg = load_config(overrides=["tracking.enabled=false", "corpus.test_fraction=0.4", "evaluation.bootstrap=50"])
     frame = pd.DataFrame(sample_records)[["id", "title", "abstract", "topic"]]
@@ -340,8 +340,8 @@ def test_aspects_suite_on_a_corpus_scores_judged_test_abstracts_only(ray_cluster
 PEAK_RSS = """
 import json, resource, sys
 from semcse.core.config import load_config
-from semcse.embedding import ModelRef
-from semcse.evaluation import aspects
+from semcse.stages.embedding import ModelRef
+from semcse.stages.evaluation import aspects
 corpus, judgements, texts, model, out = sys.argv[1:]
 cfg = load_config(overrides=["tracking.enabled=false", "evaluation.bootstrap=200", "evaluation.plots=false",
                              f"evaluation.judgements={judgements}", f"evaluation.texts={texts}"])

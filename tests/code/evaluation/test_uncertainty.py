@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semcse.evaluation.uncertainty import (
+from semcse.stages.evaluation.uncertainty import (
     Bootstrap,
     Estimate,
     interval_note,

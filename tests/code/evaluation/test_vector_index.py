@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from semcse.core.vector_index import DimensionMismatch, VectorIndex, VectorIndexError, nearest
-from semcse.evaluation.metrics import similarity_matrix
+from semcse.stages.evaluation.metrics import similarity_matrix
 
 
 def test_cosine_and_euclidean_follow_the_metric():

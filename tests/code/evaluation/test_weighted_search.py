@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from semcse.core.vector_index import VectorIndex
-from semcse.search import SearchIndex
+from semcse.stages.search import SearchIndex
 
 
 def clustered(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

@@ -30,7 +30,7 @@ def test_quiet_mode_turns_down_third_parties_but_not_errors_or_our_own_lines(res
     logs.configure()
     assert logging.getLogger("transformers").getEffectiveLevel() == logging.ERROR
     assert logging.getLogger("ray.train").getEffectiveLevel() == logging.WARNING
-    assert logging.getLogger("semcse.training").isEnabledFor(logging.INFO)
+    assert logging.getLogger("semcse.stages.training").isEnabledFor(logging.INFO)
     assert logging.getLogger("ray.train").isEnabledFor(logging.ERROR)
     with warnings.catch_warnings(record=True) as caught:
         warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated", FutureWarning, stacklevel=1)
@@ -67,7 +67,7 @@ def test_the_plain_handler_writes_to_the_stderr_of_the_moment(capsys: pytest.Cap
     before = list(ours.handlers)
     try:
         logs.configure(logs.StderrHandler())
-        logging.getLogger("semcse.training.loop").info("eval step 0", extra=logs.stage("train"))
+        logging.getLogger("semcse.stages.training.loop").info("eval step 0", extra=logs.stage("train"))
         logging.getLogger("semcse.orchestration.pipeline").info("validate", extra=logs.HEADING)
         captured = capsys.readouterr()
         assert captured.err == "[semcse train] eval step 0\n── validate ──\n" and captured.out == ""

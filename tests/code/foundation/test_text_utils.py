@@ -8,9 +8,9 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from semcse.data.sentences import split_sentences
-from semcse.data.shards import content_key, finished_keys, read_shards, write_shard
-from semcse.data.split import split_of
+from semcse.core.data.sentences import split_sentences
+from semcse.core.data.shards import content_key, finished_keys, read_shards, write_shard
+from semcse.core.data.split import split_of
 
 
 @pytest.mark.parametrize(
@@ -80,8 +80,8 @@ def test_a_corpus_split_column_is_kept_and_validation_is_carved_from_its_train_r
     import pandas as pd
 
     from semcse.core.config import CorpusConfig
-    from semcse.data.io import CorpusError
-    from semcse.data.split import frame_splits
+    from semcse.core.data.io import CorpusError
+    from semcse.core.data.split import frame_splits
 
     ids = [f"p{i}" for i in range(2000)]
     given = ["test" if i % 3 == 0 else "train" for i in range(2000)]

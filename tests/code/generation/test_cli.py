@@ -78,7 +78,7 @@ def test_job_script_prints_only_the_run_report_as_json(
 def test_vllm_processor_config_carries_the_engine_settings():
     """The vLLM path is configured without importing vllm (it only runs on GPU workers)."""
     from semcse.core.config import load_config
-    from semcse.generation.engines import vllm_processor_config
+    from semcse.stages.generation.engines import vllm_processor_config
 
     gen = load_config(
         None, ["generation.engine=vllm", "generation.tensor_parallel_size=2", "generation.concurrency=3"]
@@ -94,7 +94,7 @@ def test_vllm_requests_carry_exactly_one_bos(tiny_causal_lm_dir, tmp_path):
     from tokenizers import processors
     from transformers import AutoTokenizer
 
-    from semcse.generation.engines import vllm_input
+    from semcse.stages.generation.engines import vllm_input
     from semcse.testing import CHAT_TEMPLATE
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_causal_lm_dir)
@@ -161,8 +161,8 @@ def test_engines_batch_what_their_hardware_wants_unless_told():
 
 def test_json_answers_are_constrained_to_their_schema_on_vllm_and_http():
     from semcse.core.config import load_config
-    from semcse.generation.engines import sampling_params
-    from semcse.generation.tasks import build_task
+    from semcse.stages.generation.engines import sampling_params
+    from semcse.stages.generation.tasks import build_task
 
     def params(engine: str, *extra: str) -> dict:
         overrides = [

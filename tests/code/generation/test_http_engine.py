@@ -26,10 +26,10 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from semcse.data.schema import TEXTS_SCHEMA
-from semcse.generation import run_generation
-from semcse.generation.prompts import SUMMARY_PROMPTS
-from semcse.generation.runner import Generation
+from semcse.core.data.schema import TEXTS_SCHEMA
+from semcse.stages.generation import run_generation
+from semcse.stages.generation.prompts import SUMMARY_PROMPTS
+from semcse.stages.generation.runner import Generation
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 SPECIES = '```json\n{"sentence": "A clonal perennial herb of temperate riparian zones."}\n```'
@@ -235,10 +235,10 @@ def _requests_of(cfg) -> list[dict]:
     """The request bodies of a run's first round, built as the engine builds them (nothing is sent)."""
     import pandas as pd
 
-    from semcse.generation.engines import sampling_params
-    from semcse.generation.http_engine import request_body
-    from semcse.generation.runner import Generation
-    from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
+    from semcse.stages.generation.engines import sampling_params
+    from semcse.stages.generation.http_engine import request_body
+    from semcse.stages.generation.runner import Generation
+    from semcse.stages.generation.stages import ONLY, ROUND, SHARD, build_requests
 
     generation = Generation(cfg)
     shards, _, _ = generation.plan()
@@ -286,7 +286,7 @@ def test_engine_failures_leave_their_units_unfinished_and_the_run_goes_on(
 @pytest.mark.slow
 def test_an_outage_costs_a_rerun_never_data(ray_cluster, gen_config, openai_server, openai_app, prompt_lm_dir):
     """30% of requests fail until the server recovers; the rerun generates exactly the units left unfinished."""
-    from semcse.data.generated import read_texts
+    from semcse.core.data.generated import read_texts
 
     base_url, calls = openai_server
     cfg = gen_config(
@@ -315,7 +315,7 @@ def test_an_outage_costs_a_rerun_never_data(ray_cluster, gen_config, openai_serv
 def test_summaries_cut_off_by_their_budget_are_rejected_and_counted(
     ray_cluster, gen_config, openai_server, prompt_lm_dir
 ):
-    from semcse.data.generated import read_texts
+    from semcse.core.data.generated import read_texts
 
     base_url, calls = openai_server
     cfg = gen_config(*served_summaries(base_url, "cutoff", prompt_lm_dir), "generation.limit=8")
@@ -345,7 +345,7 @@ def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config
     """`semcse generate` in its own process, SIGKILLed after two units are on disk; the rerun does the rest."""
     import ray
 
-    from semcse.data.generated import Manifest, read_texts
+    from semcse.core.data.generated import Manifest, read_texts
 
     base_url, _ = openai_server
     flags = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.generation.parsing import (
+from semcse.stages.generation.parsing import (
     extract_json_object,
     first_sentence,
     parse_aspect,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from semcse.core.config import ConfigError, GenerationConfig, load_config
-from semcse.generation.prompts import (
+from semcse.stages.generation.prompts import (
     NOT_APPLICABLE,
     SUMMARY_PROMPTS,
     aspect_messages,
@@ -14,7 +14,7 @@ from semcse.generation.prompts import (
     load_aspect_pack,
     summary_prompts,
 )
-from semcse.generation.tasks import build_task
+from semcse.stages.generation.tasks import build_task
 
 PACKS = {
     "invasion_biology": {
@@ -90,7 +90,7 @@ def test_judgement_pairs_are_drawn_among_abstracts_where_the_aspect_applies(samp
 
     import pandas as pd
 
-    from semcse.data.generated import write_generated
+    from semcse.core.data.generated import write_generated
 
     corpus = pd.DataFrame(sample_records)[["id", "title", "abstract"]]
     ids = list(corpus["id"])
@@ -128,7 +128,7 @@ def test_judgement_pairs_are_drawn_among_abstracts_where_the_aspect_applies(samp
 def test_judgement_pairs_are_drawn_from_the_test_split_only(sample_records):
     import pandas as pd
 
-    from semcse.data.split import frame_splits
+    from semcse.core.data.split import frame_splits
 
     cfg = load_config(
         overrides=[

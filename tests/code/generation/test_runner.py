@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse.data.schema import JUDGEMENTS_SCHEMA, TEXTS_SCHEMA
-from semcse.generation import run_generation
-from semcse.generation.runner import REPORT_FILE
+from semcse.core.data.schema import JUDGEMENTS_SCHEMA, TEXTS_SCHEMA
+from semcse.stages.generation import run_generation
+from semcse.stages.generation.runner import REPORT_FILE
 from tests.fixtures.generated_checks import assert_complete, outputs
 
 TEXT_KEYS = ["id", "prompt_id", "sample"]
@@ -56,8 +56,8 @@ def test_text_tasks_write_the_texts_contract(ray_cluster, gen_config, task):
 @pytest.mark.slow
 def test_judgements_write_the_judgements_contract(ray_cluster, gen_config, tmp_path):
     """Pairs of test-split abstracts only: judgements are the ground truth of a suite that scores the test split."""
-    from semcse.data.io import read_corpus
-    from semcse.data.split import frame_splits
+    from semcse.core.data.io import read_corpus
+    from semcse.core.data.split import frame_splits
 
     cfg = gen_config("generation.task=judgements", "generation.limit=8", "corpus.test_fraction=0.5")
     corpus = read_corpus(cfg.corpus.path, cfg.corpus).head(8)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from semcse.generation.engines import TransformersGenerator, encodable_stop_strings
-from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests
-from semcse.generation.tasks import build_task
+from semcse.stages.generation.engines import TransformersGenerator, encodable_stop_strings
+from semcse.stages.generation.stages import ONLY, ROUND, SHARD, build_requests
+from semcse.stages.generation.tasks import build_task
 
 
 @pytest.fixture

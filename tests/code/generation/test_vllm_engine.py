@@ -13,7 +13,7 @@ import functools
 import pandas as pd
 import pytest
 
-from semcse.generation.engines import (
+from semcse.stages.generation.engines import (
     _from_vllm,
     _one_row_per_sample,
     _unwrap,
@@ -21,8 +21,8 @@ from semcse.generation.engines import (
     vllm_input,
     vllm_processor_config,
 )
-from semcse.generation.stages import ONLY, ROUND, SHARD, build_requests, explode_samples
-from semcse.generation.tasks import build_task
+from semcse.stages.generation.stages import ONLY, ROUND, SHARD, build_requests, explode_samples
+from semcse.stages.generation.tasks import build_task
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ def test_the_cli_lays_out_the_map_the_pipeline_builds(cli_map, sample_corpus_pat
 
     import numpy as np
 
-    from semcse.maps import SemanticMap
+    from semcse.stages.maps import SemanticMap
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
@@ -74,8 +74,8 @@ def test_place_and_render(cli_map, tiny_encoder_dir, sample_records, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from semcse.data.schema import paper_text
-    from semcse.maps import SemanticMap
+    from semcse.core.data.schema import paper_text
+    from semcse.stages.maps import SemanticMap
 
     own = paper_text(pd.DataFrame([sample_records[5]])).iloc[0]
     result = runner.invoke(
@@ -111,8 +111,8 @@ def test_place_and_render(cli_map, tiny_encoder_dir, sample_records, tmp_path):
 def test_explain_decodes_a_position_and_refuses_far_points(cli_map, tiny_causal_lm_dir, tmp_path):
     import numpy as np
 
-    from semcse.maps import SemanticMap
     from semcse.models.decoder import EmbeddingDecoder
+    from semcse.stages.maps import SemanticMap
 
     EmbeddingDecoder.create(tiny_causal_lm_dir, 32, hidden_dim=16).save(tmp_path / "decoder")
     x, y = SemanticMap.load(cli_map).coords[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semcse.maps import semantic_map as maps
-from semcse.maps.affinities import conditionals, kernel_sum
+from semcse.stages.maps import semantic_map as maps
+from semcse.stages.maps.affinities import conditionals, kernel_sum
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 

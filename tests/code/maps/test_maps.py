@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semcse.maps import SemanticMap, layout
 from semcse.models.aspects import aspect_weights, parse_weights
+from semcse.stages.maps import SemanticMap, layout
 
 pytestmark = pytest.mark.usefixtures("single_threaded_torch")
 
@@ -89,7 +89,7 @@ def test_without_keeps_the_other_points_in_place(topic_map):
 
 
 def test_render_writes_a_png_with_highlights(topic_map, tmp_path):
-    from semcse.maps import render
+    from semcse.stages.maps import render
 
     out = render(topic_map, tmp_path / "map.png", highlights=[(topic_map.coords[0], "placed text")])
     assert Path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -134,7 +134,7 @@ def test_equally_far_neighbours_get_uniform_affinities_not_nan():
     # (a Newton step from the ceiling leapt 190,000-fold, with gradients of 1e7)
     import torch
 
-    from semcse.maps.affinities import calibrate, calibrated_beta
+    from semcse.stages.maps.affinities import calibrate, calibrated_beta
 
     sq = torch.tensor(1 + 1e-5 * np.random.default_rng(0).random((1, 15)), requires_grad=True)
     beta = calibrated_beta(sq, 5.0)
@@ -166,7 +166,7 @@ def test_affinity_gradients_include_the_bandwidth_calibration(topic_map):
     """
     import torch
 
-    from semcse.maps.affinities import new_point_affinities
+    from semcse.stages.maps.affinities import new_point_affinities
 
     rng = np.random.default_rng(0)
     sq = torch.tensor(rng.uniform(0.05, 1.0, size=(1, len(topic_map))), dtype=torch.float64, requires_grad=True)

@@ -12,8 +12,8 @@ import pytest
 
 from semcse.core.config import RunConfig, TrackingConfig, load_config
 from semcse.core.tracking import Tracker
-from semcse.embedding import ModelRef
 from semcse.models.unified import UnifiedEncoder
+from semcse.stages.embedding import ModelRef
 from tests.fixtures.multi import same_attribute_precision
 from tests.paths import mlflow_tracking
 
@@ -54,8 +54,8 @@ def tracking_cfg(mlflow_store: Path) -> TrackingConfig:
 
 @pytest.fixture(scope="module")
 def trained(multi_data, tracking_cfg, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    from semcse.training.aspect_encoders import train_aspects
-    from semcse.training.distill import distill
+    from semcse.stages.training.aspect_encoders import train_aspects
+    from semcse.stages.training.distill import distill
 
     root = tmp_path_factory.mktemp("multi-run")
     cfg = multi_config(root, multi_data, tracking_cfg)
@@ -94,7 +94,7 @@ def test_each_head_isolates_its_own_aspect(trained: dict, multi_data: dict[str, 
 
 
 def test_aspects_suite_runs_on_the_distilled_model(trained: dict, multi_data: dict[str, Path], tmp_path: Path) -> None:
-    from semcse.evaluation import aspects
+    from semcse.stages.evaluation import aspects
 
     cfg = trained["cfg"]
     cfg = cfg.model_copy(
@@ -118,9 +118,9 @@ def test_direct_ablation_prepares_pairs_and_trains_each_head(
     multi_data, tracking_cfg, tmp_path: Path, monkeypatch
 ) -> None:
     """The direct ablation's data, objective and validation, without a Ray run (the loop is the same as distill's)."""
-    from semcse.training import distill
-    from semcse.training.aspect_encoders import stage_training
-    from semcse.training.distill import DirectObjective, build_unified, prepare_distill
+    from semcse.stages.training import distill
+    from semcse.stages.training.aspect_encoders import stage_training
+    from semcse.stages.training.distill import DirectObjective, build_unified, prepare_distill
 
     cfg = multi_config(tmp_path, multi_data, tracking_cfg, **{"multi.direct": True})
     tc = stage_training(cfg, cfg.multi.distill, "multi.distill")

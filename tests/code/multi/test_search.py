@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from semcse.cli import app
 from semcse.core.vector_index import VectorIndexError
 from semcse.models.unified import UnifiedEncoder
-from semcse.search import SearchIndex, build_from_corpus
+from semcse.stages.search import SearchIndex, build_from_corpus
 
 
 @pytest.fixture(scope="module")

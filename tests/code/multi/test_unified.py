@@ -14,8 +14,8 @@ from semcse.models.aspects import encode_aspects
 from semcse.models.encoder import TextEncoder
 from semcse.models.losses import MaskedL2Loss
 from semcse.models.unified import UnifiedEncoder, UnknownAspect, load_encoder
-from semcse.training.aspect_encoders import keep_well_covered, merge_kinds, resolve_aspects
-from semcse.training.distill import aspect_targets, summaries_by_aspect
+from semcse.stages.training.aspect_encoders import keep_well_covered, merge_kinds, resolve_aspects
+from semcse.stages.training.distill import aspect_targets, summaries_by_aspect
 
 TEXTS = ["We examined songbirds with a field survey.", "Soil beetles in a computer simulation.", "Short."]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from semcse.core.config import ConfigError, load_config
+from semcse.core.data.modes import AUTO
 from semcse.core.tracking import Tracker, alias_version
-from semcse.data.modes import AUTO
 from semcse.orchestration.pipeline import STEPS, Pipeline, step_settings
 from semcse.orchestration.steps import step_range
 from tests.fixtures.pipeline import BUILT

@@ -11,9 +11,9 @@ import pytest
 
 from semcse.core.config import ConfigError, load_config
 from semcse.core.tracking import Tracker, alias_version
-from semcse.evaluation.uncertainty import Bootstrap, paired_difference
 from semcse.orchestration import promotion
 from semcse.orchestration.pipeline import Pipeline
+from semcse.stages.evaluation.uncertainty import Bootstrap, paired_difference
 
 RANKS = np.random.default_rng(0).integers(1, 40, 300).astype(float)
 
@@ -124,7 +124,7 @@ def test_a_guard_the_evaluation_did_not_compute_is_said_not_checked(registered, 
     has no interval (the test papers carry one label)."""
     import logging
 
-    from semcse.evaluation.uncertainty import Difference
+    from semcse.stages.evaluation.uncertainty import Difference
 
     cfg, _, run = registered
     nan = Difference("trained", "base", "v_measure", float("nan"), float("nan"), float("nan"), True).to_dict()
@@ -152,7 +152,7 @@ def _semantic_rows(models: dict[str, dict[str, np.ndarray]]) -> dict:
 
 def test_the_promotion_metric_means_the_same_whatever_else_is_in_the_table():
     """`overall` ranks a table; `improvement` (mean log-ratio against the base) does not move with the table."""
-    from semcse.evaluation.semantic import improvement_estimates, overall_estimates
+    from semcse.stages.evaluation.semantic import improvement_estimates, overall_estimates
 
     lower = {"title_abstract", "half_half"}
     jitter = np.random.default_rng(3).normal(0, 2, len(RANKS))

@@ -20,13 +20,13 @@ import pytest
 
 from semcse.core import versions
 from semcse.core.config import ConfigError, RunConfig, load_config
+from semcse.core.data.generated import Manifest, read_texts
+from semcse.core.data.io import read_corpus
 from semcse.core.tracking import Tracker
-from semcse.data.generated import Manifest, read_texts
-from semcse.data.io import read_corpus
-from semcse.maps import SemanticMap
 from semcse.orchestration.steps import StepState
 from semcse.orchestration.update import STEPS, UPDATES_DIR, run_update
-from semcse.search import SearchIndex
+from semcse.stages.maps import SemanticMap
+from semcse.stages.search import SearchIndex
 from tests.fixtures.pipeline import BUILT, user_rows
 from tests.paths import REPO
 

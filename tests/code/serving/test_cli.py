@@ -17,7 +17,7 @@ APPS = REPO / "semcse" / "apps" / "config.yaml"
 
 
 def test_index_build_writes_a_searchable_index(tmp_path: Path, sample_corpus_path: Path, tiny_encoder_dir) -> None:
-    from semcse.search import SearchIndex
+    from semcse.stages.search import SearchIndex
 
     out = tmp_path / "index"
     args = ["index", "build", "--corpus", str(sample_corpus_path), "--model", str(tiny_encoder_dir), "--out", str(out)]

@@ -47,7 +47,7 @@ def encoder(tiny_encoder_dir: Path):
 
 @pytest.fixture(scope="module")
 def index_root(tmp_path_factory, corpus, encoder, tiny_encoder_dir: Path) -> Path:
-    from semcse.search import build_from_corpus
+    from semcse.stages.search import build_from_corpus
 
     root = tmp_path_factory.mktemp("live") / "index"
     from semcse.core.config import EvaluationConfig
@@ -94,8 +94,8 @@ class Load:
 def test_search_moves_to_a_grown_index_without_failing_a_query(
     search_url: str, client: httpx.Client, index_root: Path, corpus: pd.DataFrame, encoder, tiny_encoder_dir: Path
 ) -> None:
-    from semcse.data.schema import paper_text
-    from semcse.search import SearchIndex
+    from semcse.core.data.schema import paper_text
+    from semcse.stages.search import SearchIndex
 
     health = client.get(f"{search_url}/health").json()
     assert (health["papers"], health["version"]) == (FIRST, versions.current(index_root))
@@ -121,7 +121,7 @@ def test_search_moves_to_a_grown_index_without_failing_a_query(
 def test_search_notices_a_new_version_by_itself_and_survives_a_broken_one(
     search_url: str, client: httpx.Client, index_root: Path
 ) -> None:
-    from semcse.search import SearchIndex
+    from semcse.stages.search import SearchIndex
 
     smaller = SearchIndex.load(index_root)
     gone = str(smaller.papers["id"].iat[0])
@@ -154,8 +154,8 @@ def test_map_moves_to_a_grown_map_and_keeps_every_old_point(
     serve_base: str, client: httpx.Client, tmp_path: Path, corpus: pd.DataFrame, encoder, tiny_encoder_dir: Path
 ) -> None:
     from semcse.apps.map import MapExplorer
-    from semcse.data.schema import paper_text
-    from semcse.maps import SemanticMap, layout
+    from semcse.core.data.schema import paper_text
+    from semcse.stages.maps import SemanticMap, layout
 
     first, late = corpus.head(FIRST), corpus.iloc[FIRST:]
     root = tmp_path / "map"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from semcse.core.vector_index import VectorIndexError
-from semcse.search import SearchIndex
+from semcse.stages.search import SearchIndex
 
 
 @pytest.fixture(scope="module")

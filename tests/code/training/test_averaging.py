@@ -10,11 +10,11 @@ import torch
 
 from semcse.core.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
-from semcse.training import checkpoints
-from semcse.training.averaging import BaseAverage
-from semcse.training.checkpoints import DEEPSPEED_DIR, TAG
-from semcse.training.engine import build_encoder
-from semcse.training.trainer import train
+from semcse.stages.training import checkpoints
+from semcse.stages.training.averaging import BaseAverage
+from semcse.stages.training.checkpoints import DEEPSPEED_DIR, TAG
+from semcse.stages.training.engine import build_encoder
+from semcse.stages.training.trainer import train
 from tests.fixtures.training import PLAIN_CROPS
 
 

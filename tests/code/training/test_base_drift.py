@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from semcse.data.schema import paper_text
-from semcse.training.checkpoints import LoopState
-from semcse.training.validation import DRIFT_TEMPERATURE, base_drift, build_validation_set, validate
+from semcse.core.data.schema import paper_text
+from semcse.stages.training.checkpoints import LoopState
+from semcse.stages.training.validation import DRIFT_TEMPERATURE, base_drift, build_validation_set, validate
 from tests.fixtures.training import slow_similarity_kl, validation_pair_rows
 
 

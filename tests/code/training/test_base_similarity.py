@@ -13,10 +13,10 @@ import torch
 from semcse.core.config import TrainingConfig
 from semcse.models.losses import BaseSimilarityLoss
 from semcse.models.token_batches import TokenBatches
-from semcse.training.engine import build_encoder
-from semcse.training.objective import BASE, TEXTS, PairObjective
-from semcse.training.reference import BaseReference
-from semcse.training.trainer import train
+from semcse.stages.training.engine import build_encoder
+from semcse.stages.training.objective import BASE, TEXTS, PairObjective
+from semcse.stages.training.reference import BaseReference
+from semcse.stages.training.trainer import train
 from tests.fixtures.training import PLAIN_CROPS, slow_similarity_kl
 
 
@@ -89,8 +89,8 @@ def test_the_reference_is_a_frozen_copy_of_the_base_and_the_objective_adds_the_w
 
 
 def test_the_unified_models_distillation_refuses_it_and_leaves_trainings_to_pair_runs(make_config) -> None:
-    from semcse.training.distill import distill
-    from semcse.training.driver import TrainingSetupError
+    from semcse.stages.training.distill import distill
+    from semcse.stages.training.driver import TrainingSetupError
 
     asked = make_config(**{"multi.distill": '{"base_similarity_weight": 1}'})
     with pytest.raises(TrainingSetupError, match="multi.distill.base_similarity_weight"):

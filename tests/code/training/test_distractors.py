@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semcse.training.distractors import lexical_neighbours
-from semcse.training.validation import build_validation_set, validate
+from semcse.stages.training.distractors import lexical_neighbours
+from semcse.stages.training.validation import build_validation_set, validate
 from tests.fixtures.training import validation_pair_rows
 
 QUERIES = ["coral reef bleaching in warm seas", "invasive ant colonies on oceanic islands"]

@@ -10,10 +10,10 @@ import pytest
 
 from semcse.core.config import TrainingConfig
 from semcse.models.encoder import TextEncoder
-from semcse.training import attention
-from semcse.training.engine import build_encoder, deepspeed_config, parameter_groups
-from semcse.training.trainer import prepare
-from semcse.training.validation import Validated, build_validation_set, significantly_better, validate
+from semcse.stages.training import attention
+from semcse.stages.training.engine import build_encoder, deepspeed_config, parameter_groups
+from semcse.stages.training.trainer import prepare
+from semcse.stages.training.validation import Validated, build_validation_set, significantly_better, validate
 from tests.fixtures.training import validation_pair_rows
 
 
@@ -309,7 +309,7 @@ def test_scratch_models_are_random_bert_with_a_corpus_vocabulary(tmp_path: Path,
 def test_evaluations_come_every_n_steps_or_every_n_minutes_and_at_the_end() -> None:
     import torch.distributed as dist
 
-    from semcse.training.loop import EvaluationClock
+    from semcse.stages.training.loop import EvaluationClock
 
     by_steps = EvaluationClock(TrainingConfig(eval_every=5, max_steps=12), "cpu", dist)
     assert [step for step in range(1, 13) if by_steps.due(step, 0)] == [5, 10, 12]
@@ -330,7 +330,7 @@ def test_training_never_sees_the_test_rows_of_a_corpus_split_column(
 ) -> None:
     """ohsumed-style corpora carry train/test in a column; evaluation scores those test rows, so training must
     leave every one of them out (it used to apply only its own hash split and train on most of them)."""
-    from semcse.training.trainer import prepare
+    from semcse.stages.training.trainer import prepare
 
     frame = pd.DataFrame(sample_records).assign(
         split=["test" if i % 2 else "train" for i in range(len(sample_records))]
@@ -355,7 +355,7 @@ def test_llm_free_label_check_reuses_the_title_checks_abstracts() -> None:
 
 def test_a_runs_precision_is_its_setting_else_what_it_started_in_else_the_cpus(monkeypatch) -> None:
     """A resumed run keeps the precision its base model was validated in, on whatever node it resumes."""
-    from semcse.training import precision
+    from semcse.stages.training import precision
 
     for native in (True, False):
         monkeypatch.setattr(precision, "native_bf16", lambda native=native: native)
@@ -369,7 +369,7 @@ def test_a_runs_precision_is_its_setting_else_what_it_started_in_else_the_cpus(m
 
 
 def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
-    from semcse.training.precision import autocast, uses_cpu_bf16
+    from semcse.stages.training.precision import autocast, uses_cpu_bf16
 
     assert uses_cpu_bf16(TrainingConfig(cpu_bf16=True))
     assert not uses_cpu_bf16(TrainingConfig(cpu_bf16=False))
@@ -391,8 +391,8 @@ def test_bf16_training_forward_keeps_weights_gradients_and_loss_in_fp32(tiny_enc
     import torch
 
     from semcse.models.token_batches import TokenBatches
-    from semcse.training.objective import TEXTS, PairObjective
-    from semcse.training.precision import training_forward
+    from semcse.stages.training.objective import TEXTS, PairObjective
+    from semcse.stages.training.precision import training_forward
 
     cfg = TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops", forward_batch_size=4)
     encoder = build_encoder(cfg)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from semcse.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
-from semcse.training.local import METRICS_FILE, LocalSession
+from semcse.stages.training.checkpoints import CANDIDATE_SCORE, NOT_A_CANDIDATE
+from semcse.stages.training.local import METRICS_FILE, LocalSession
 from tests.paths import REPO
 
 
@@ -41,13 +41,13 @@ sys.modules["ray"] = None  # any `import ray` now fails: the image of a GPU box 
 import json
 from pathlib import Path
 from semcse.core.config import TrainingConfig
-from semcse.data.io import read_corpus
-from semcse.training.engine import build_encoder
-from semcse.training.local import run_local
-from semcse.training.loop import LoopSpec
-from semcse.training.objective import PairObjective
-from semcse.training.positives import build_pair_rows
-from semcse.training.validation import build_validation_set
+from semcse.core.data.io import read_corpus
+from semcse.stages.training.engine import build_encoder
+from semcse.stages.training.local import run_local
+from semcse.stages.training.loop import LoopSpec
+from semcse.stages.training.objective import PairObjective
+from semcse.stages.training.positives import build_pair_rows
+from semcse.stages.training.validation import build_validation_set
 
 model_dir, corpus_path, out = sys.argv[1:4]
 tc = TrainingConfig(pairs="crops", base_model=model_dir, launcher="local", num_workers=1, batch_size=8,

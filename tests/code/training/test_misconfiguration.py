@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 import semcse.core.runtime
 from semcse.cli import app
 from semcse.core.config import ConfigError
-from semcse.training.trainer import TrainingSetupError, prepare, train
+from semcse.stages.training.trainer import TrainingSetupError, prepare, train
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from semcse.core.config import PositiveMix, TrainingConfig
-from semcse.data.modes import mix_weights
-from semcse.training.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
+from semcse.core.data.modes import mix_weights
+from semcse.stages.training.positives import DRAW, PairSampler, build_pair_rows, crops, title_exclusions
 from tests.fixtures.training import synthetic_texts
 
 
@@ -113,7 +113,7 @@ def test_bad_mixes_are_refused_by_name(pairs, message) -> None:
 
 
 def test_auto_is_the_chosen_recipe_and_the_run_settings_win() -> None:
-    from semcse.data.modes import AUTO
+    from semcse.core.data.modes import AUTO
 
     auto = TrainingConfig(pairs="auto")
     assert auto.pairs == AUTO["pairs"] and auto.temperature == AUTO["temperature"] and auto.crop_based

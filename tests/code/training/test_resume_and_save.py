@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from semcse.models.encoder import TextEncoder
-from semcse.training import checkpoints
-from semcse.training.precision import native_bf16
-from semcse.training.trainer import train
+from semcse.stages.training import checkpoints
+from semcse.stages.training.precision import native_bf16
+from semcse.stages.training.trainer import train
 from tests.fixtures.training import FailOnce
 
 

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 from semcse.core.tracking import Tracker
-from semcse.tuning.runner import run_study
-from semcse.tuning.study import load_study
+from semcse.orchestration.tuning.runner import run_study
+from semcse.orchestration.tuning.study import load_study
 from tests.paths import REPO
 
 

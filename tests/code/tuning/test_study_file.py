@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.tuning.runner import max_concurrent_trials
-from semcse.tuning.study import StudyError, load_study
+from semcse.orchestration.tuning.runner import max_concurrent_trials
+from semcse.orchestration.tuning.study import StudyError, load_study
 
 
 def test_unknown_parameter_is_named(write_study) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from semcse.core.tracking import Tracker
-from semcse.tuning.tracking import TrialRuns
+from semcse.orchestration.tuning.tracking import TrialRuns
 
 
 def _trial_runs(tracking, parent: str) -> list:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.tuning.study import StudyError, load_study
-from semcse.tuning.table import TrialRow, build_table
+from semcse.orchestration.tuning.study import StudyError, load_study
+from semcse.orchestration.tuning.table import TrialRow, build_table
 
 LAMBDA = "training.base_similarity_weight"
 

@@ -1,0 +1,350 @@
+"""Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
+
+The one path from texts to stored vectors, shared by evaluation's suites, the index, the map and
+corpus updates. Each actor of the pool (an actor per free CPU of the cluster, `pool_size`) loads the model once, on
+its own node (the reference is resolved there, never on the driver), and embeds length-sorted batches; a job one
+actor would do alone runs as one Ray task instead, without a pool's start. The driver only groups finished rows by
+shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is complete,
+so vectors never pile up in memory, and shards are content-keyed so a rerun, a second suite or the
+map step after the index step reuses them. Shards go to a local directory or a storage URI alike.
+Reading back goes through the contract's reader, which aligns vectors to the caller's ids and
+refuses missing ids, duplicate ids and NaN vectors.
+
+A model is anything with `aspects` and `encode(texts)` (single vector, `aspects == [""]`) or
+`encode(texts, aspects=[...]) -> {aspect: [n, d] array}` (multi-aspect); references load through
+`TextEncoder.load` (saved directory, `models:/name@alias`, or a plain HF encoder with a pooling).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from semcse.core import storage
+from semcse.core.config import EvaluationConfig
+from semcse.core.data.embeddings import EmbeddingError, embeddings_table, read_embeddings, write_embeddings
+from semcse.core.data.schema import paper_text
+from semcse.core.data.shards import content_key, finished_keys
+from semcse.models.aspects import aspects_of, encode_aspects
+from semcse.stages.evaluation.metrics import Similarity, as_similarity
+
+EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """One model to compare: a display name, a reference (or an in-memory model) and an optional pooling."""
+
+    name: str
+    ref: Any
+    pooling: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ModelRef:
+        """`[name=]ref[#pooling]`, e.g. `minilm=/models/all-MiniLM-L6-v2` or `bert=/models/bert-base#cls`."""
+        name, _, ref = text.partition("=") if "=" in text.split("#")[0] else ("", "", text)
+        ref, _, pooling = ref.partition("#")
+        if not ref:
+            raise EmbeddingError(f"model {text!r} has an empty reference")
+        if pooling and pooling not in ("cls", "mean", "last"):
+            raise EmbeddingError(f"model {text!r}: unknown pooling {pooling!r}; expected cls, mean or last")
+        default = ref.rstrip("/").rsplit("/", 1)[-1] if not ref.startswith("models:/") else ref[len("models:/") :]
+        return cls(name=name or (f"{default}#{pooling}" if pooling else default), ref=ref, pooling=pooling or None)
+
+    @property
+    def slug(self) -> str:
+        """A file-system-safe, collision-resistant directory name for this model's embeddings."""
+        clean = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")[:60]
+        return f"{clean}-{hashlib.blake2b(self.name.encode(), digest_size=4).hexdigest()}"
+
+
+def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: str = "mean") -> Any:
+    """The model behind a reference (single-vector or unified multi-aspect).
+
+    `default_pooling` applies only to plain HF encoder directories.
+    """
+    if not isinstance(spec.ref, str | Path):
+        return spec.ref
+    from semcse.core.tracking import resolve_model
+    from semcse.models.unified import is_unified, load_encoder
+
+    location = resolve_model(str(spec.ref))  # on this node: a registry reference or URI is fetched here
+    path = Path(location)
+    pooling = spec.pooling
+    if pooling is None and path.is_dir() and not (path / "modules.json").is_file() and not is_unified(location):
+        pooling = default_pooling
+    return load_encoder(location, pooling=pooling, max_length=max_length)
+
+
+class _EmbedActor:
+    """A Ray Data actor: loads the model once, then turns batches of (shard, id, text) into vectors."""
+
+    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str, threads: int, gpu: bool) -> None:
+        import torch
+
+        self.model = load_model(spec, max_length, default_pooling)
+        # the device Ray reserved, not whichever is visible: a CPU actor on a GPU node sees every GPU of it
+        if gpu and isinstance(self.model, torch.nn.Module):
+            self.model.to("cuda")
+        else:
+            torch.set_num_threads(threads)  # the CPUs Ray reserved for this actor, no more (no oversubscription)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        per_aspect = encode_aspects(self.model, [str(t) for t in batch["text"]])
+        n = len(batch["id"])
+        return {
+            "shard": np.concatenate([batch["shard"]] * len(per_aspect)),
+            "id": np.concatenate([batch["id"]] * len(per_aspect)),
+            "aspect": np.repeat(np.array(list(per_aspect), dtype=object), n),
+            "vector": np.concatenate(list(per_aspect.values())),
+        }
+
+
+def _embed_task(actor_args: dict[str, Any], blocks: list[pd.DataFrame]) -> list[dict[str, np.ndarray]]:
+    """A small job's blocks embedded in one Ray task, the way one actor of the pool embeds them."""
+    actor = _EmbedActor(**actor_args)
+    return [actor({column: block[column].to_numpy() for column in block.columns}) for block in blocks]
+
+
+@dataclass
+class ModelEmbeddings:
+    """Where one model's text sets are stored (a directory or a storage URI), plus the model facts evaluation needs."""
+
+    spec: ModelRef
+    similarity: Similarity
+    aspects: list[str]
+    directory: str
+    sets: dict[str, list[str]] = field(default_factory=dict)
+
+    def vectors(self, set_name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """{aspect: [n, d]} of a text set, rows in the order of `ids`."""
+        return read_embeddings(storage.join(self.directory, set_name), ids, self.aspects, self.sets[set_name])
+
+
+def embed_sets(
+    spec: ModelRef,
+    sets: Mapping[str, pd.DataFrame],
+    out_dir: str | Path,
+    cfg: EvaluationConfig,
+    show_progress: bool = True,
+) -> ModelEmbeddings:
+    """Embed every text set (frames with `id`, `text`) with one model; returns a handle on the stored vectors."""
+    import ray
+
+    from semcse.core.runtime import init_ray
+
+    probe = load_model(spec, cfg.max_length, cfg.pooling)
+    similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
+    aspects = aspects_of(probe)
+    del probe
+    directory = storage.join(out_dir, spec.slug)
+    settings = {
+        "model": _fingerprint(spec),
+        "pooling": spec.pooling or cfg.pooling,
+        "max_length": cfg.max_length,
+        "aspects": aspects,
+    }
+    result = ModelEmbeddings(spec=spec, similarity=similarity, aspects=aspects, directory=directory)
+    pending: list[pd.DataFrame] = []
+    targets: dict[str, tuple[list[str], int]] = {}  # one key may serve several sets holding the same texts
+    for set_name, frame in sets.items():
+        _check_text_set(set_name, frame)
+        result.sets[set_name] = []
+        target = storage.join(directory, set_name)
+        done = finished_keys(target)
+        for start in range(0, len(frame), cfg.shard_rows):
+            chunk = frame.iloc[start : start + cfg.shard_rows]
+            key = content_key(zip(chunk["id"], chunk["text"]), settings)
+            result.sets[set_name].append(key)
+            if key in done:
+                continue
+            if key in targets:
+                targets[key][0].append(target)
+                continue
+            targets[key] = ([target], len(chunk) * len(aspects))
+            pending.append(_longest_first(key, chunk))
+    if pending:
+        init_ray()
+        texts = sum(len(block) for block in pending)
+        actor_args = {
+            "spec": spec,
+            "max_length": cfg.max_length,
+            "default_pooling": cfg.pooling,
+            "threads": max(1, int(cfg.cpus_per_actor)),
+            "gpu": cfg.gpus_per_actor > 0,
+        }
+        batches: Iterable[Any]
+        if texts < 2 * MIN_TEXTS_PER_ACTOR:
+            # one actor's work: one task, without a pool's start (seconds); an explicit strategy, or a Tune trial's
+            # placement group (no CPU in it) captures the task; one call per GPU worker frees the GPU's memory
+            task = ray.remote(
+                num_cpus=cfg.cpus_per_actor,
+                num_gpus=cfg.gpus_per_actor,
+                max_calls=1 if cfg.gpus_per_actor else 0,
+                scheduling_strategy="DEFAULT",
+            )(_embed_task)
+            embedded: list[dict[str, np.ndarray]] = ray.get(task.remote(actor_args, pending))
+            batches = embedded
+        else:
+            size = pool_size(cfg, texts)
+            pending = _blocks(pending, BLOCKS_PER_ACTOR * size, cfg.batch_size)
+            batches = (
+                ray.data.from_pandas(pending)
+                .map_batches(
+                    _EmbedActor,
+                    fn_constructor_kwargs=actor_args,
+                    batch_size=cfg.batch_size,
+                    compute=ray.data.ActorPoolStrategy(min_size=1, max_size=size, initial_size=size),
+                    num_cpus=cfg.cpus_per_actor,
+                    num_gpus=cfg.gpus_per_actor or None,
+                )
+                .iter_batches(batch_format="numpy", batch_size=None)
+            )
+        _stream_to_shards(batches, targets, show_progress, desc=f"embed {spec.name}")
+    return result
+
+
+def _longest_first(key: str, chunk: pd.DataFrame) -> pd.DataFrame:
+    """One shard's rows, longest texts first: each batch pads to texts of about its own length (as
+    sentence-transformers' `encode` sorts)."""
+    rows = chunk.iloc[np.argsort(-chunk["text"].str.len().to_numpy(), kind="stable")]
+    return pd.DataFrame({"shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
+
+
+BLOCKS_PER_ACTOR = 4  # enough blocks that every actor of the pool has work while the slowest finishes
+
+
+def _blocks(shards: list[pd.DataFrame], wanted: int, batch_size: int) -> list[pd.DataFrame]:
+    """Shards as Ray Data blocks: whole shards when there are `wanted` of them (one object each, however large the
+    corpus), else each cut into contiguous pieces of whole batches, so that a few shards still feed every actor."""
+    if len(shards) >= wanted:
+        return shards
+    pieces = -(-wanted // len(shards))
+    blocks = []
+    for shard in shards:
+        per_piece = -(-len(shard) // pieces)
+        rows = -(-per_piece // batch_size) * batch_size  # whole batches, so no batch spans two blocks
+        blocks += [shard.iloc[start : start + rows] for start in range(0, len(shard), rows)]
+    return blocks
+
+
+# an actor costs a process start and a model load, about what embedding this many texts costs on one core
+MIN_TEXTS_PER_ACTOR = 256
+
+
+def pool_size(cfg: EvaluationConfig, texts: int) -> int:
+    """How many embedding actors: `evaluation.actors` when set, else as many as the cluster's free CPUs (or GPUs,
+    with `gpus_per_actor`) hold now (a running Serve app keeps its own); never more than `texts` pays for."""
+    import ray
+
+    wanted = cfg.actors
+    if wanted is None:
+        free = ray.available_resources()
+        wanted = int(free.get("CPU", 0) // max(1.0, cfg.cpus_per_actor))  # at least a whole core each
+        if cfg.gpus_per_actor:
+            wanted = min(wanted, int(free.get("GPU", 0) // cfg.gpus_per_actor))
+    return max(1, min(wanted, texts // MIN_TEXTS_PER_ACTOR))
+
+
+def _check_text_set(name: str, frame: pd.DataFrame) -> None:
+    if not {"id", "text"} <= set(frame.columns):
+        raise EmbeddingError(f"text set {name!r} needs columns id and text, has {list(frame.columns)}")
+    duplicated = frame["id"][frame["id"].duplicated()]
+    if len(duplicated):
+        raise EmbeddingError(f"text set {name!r} has duplicate ids, e.g. {duplicated.iloc[0]!r}")
+
+
+def _stream_to_shards(
+    batches: Iterable[dict[str, np.ndarray]], targets: dict[str, tuple[list[str], int]], show_progress: bool, desc: str
+) -> None:
+    """Group streamed rows by shard; write each shard the moment its last row arrives."""
+    from tqdm.auto import tqdm
+
+    buffers: dict[str, list[pa.Table]] = {}
+    counts: dict[str, int] = {}
+    total = sum(n for _, n in targets.values())
+    with tqdm(total=total, desc=desc, unit="vec", disable=not show_progress) as bar:
+        for batch in batches:
+            vectors = np.asarray(batch["vector"], dtype=np.float32)
+            for key in np.unique(batch["shard"]):
+                rows = batch["shard"] == key
+                buffers.setdefault(key, []).append(
+                    embeddings_table(batch["id"][rows], batch["aspect"][rows], vectors[rows])
+                )
+                counts[key] = counts.get(key, 0) + int(rows.sum())
+                directories, expected = targets[key]
+                if counts[key] == expected:
+                    table = pa.concat_tables(buffers.pop(key))
+                    for directory in directories:
+                        write_embeddings(directory, key, table)
+            bar.update(len(vectors))
+    written = {d: finished_keys(d) for d in {d for dirs, _ in targets.values() for d in dirs}}
+    unfinished = [k for k, (dirs, _) in targets.items() if not all(k in written[d] for d in dirs)]
+    if unfinished:
+        raise EmbeddingError(f"{len(unfinished)} shard(s) came back incomplete, e.g. {unfinished[0]}")
+
+
+def _fingerprint(spec: ModelRef) -> str:
+    """What identifies the model's weights for shard keys: the reference plus its files' sizes and times.
+
+    A registry alias is pinned to the version it points at, so moving the alias re-embeds.
+    """
+    if not isinstance(spec.ref, str | Path):
+        return f"object:{type(spec.ref).__qualname__}:{id(spec.ref)}"
+    ref = str(spec.ref)
+    if ref.startswith("models:/"):
+        from semcse.core.tracking import pinned
+
+        return pinned(ref)
+    if not storage.is_uri(ref) and not Path(ref).expanduser().exists():
+        return ref  # a hub id
+    if not storage.is_dir(ref):
+        return ref
+    stats = [(e.path, e.size, e.mtime_ns) for e in storage.files(ref)]
+    return f"{storage.normalize(ref)}:{content_key(stats)}"
+
+
+@dataclass
+class PaperVectors:
+    """Every paper's vectors, {aspect: [n, d]} in the papers' order, and the geometry the model was trained in."""
+
+    vectors: dict[str, np.ndarray]
+    similarity: Similarity
+
+
+def embed_papers(
+    spec: ModelRef, papers: pd.DataFrame, out_dir: str, cfg: EvaluationConfig, show_progress: bool = True
+) -> PaperVectors:
+    """Every paper's text (title and abstract, `paper_text`) embedded with every aspect of the model.
+
+    The index, the map and corpus updates embed papers this way, on Ray Data actors (never in the
+    driver, which on a cluster sits on a head node without CPUs for work); shards under `out_dir`
+    are reused by whichever of them runs next with the same model and texts.
+    """
+    texts = pd.DataFrame({"id": papers["id"].astype(str).to_numpy(), "text": paper_text(papers).to_numpy()})
+    embedded = embed_sets(spec, {"papers": texts}, out_dir, cfg, show_progress=show_progress)
+    return PaperVectors(embedded.vectors("papers", texts["id"].tolist()), embedded.similarity)
+
+
+def combined_vectors(per_aspect: Mapping[str, np.ndarray]) -> np.ndarray:
+    """One vector per text: the only aspect, or the concatenated L2-normalised aspects of a multi-aspect model.
+
+    Cosine similarity of the concatenation is the mean of the aspects' cosines, an equally weighted combination.
+    """
+    if len(per_aspect) == 1:
+        return next(iter(per_aspect.values()))
+    parts = [v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None) for v in per_aspect.values()]
+    return np.concatenate(parts, axis=1) / np.sqrt(len(parts))
+
+
+def combined_similarity(model: ModelEmbeddings) -> Similarity:
+    """The metric of `combined_vectors`: the model's own for one aspect, cosine for a concatenation."""
+    return model.similarity if len(model.aspects) == 1 else "cosine"

@@ -1,4 +1,0 @@
-"""Encoder training on Ray Train + DeepSpeed: the worker loop, checkpoints, validation, and the driver.
-
-Entry point: `semcse.training.trainer.train(cfg)` (or `semcse train` / `jobs/train.py`).
-"""
