@@ -106,3 +106,22 @@ def test_a_versioned_root_loads_its_current_version(tmp_path: Path) -> None:
     index.add(["p100"], ["late"], {a: v[:1] for a, v in vectors.items()})
     versions.publish(root, "add-x", index.save)
     assert len(SearchIndex.load(root).papers) == 11 and SearchIndex.manifest(root)["size"] == 11
+
+
+def test_a_replaced_paper_keeps_the_ids_merged_into_it_and_a_removed_one_drops_them(tmp_path: Path) -> None:
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    ids, vectors = _papers(rng, 20)
+    index = SearchIndex.build("m", ids, ids, vectors, "cosine")
+    index.add_aliases({"copy-of-p004": "p004", "copy-of-p009": "p009"})
+    root = str(tmp_path / "index")
+    versions.publish(root, "build", index.save)
+    _, replacement = _papers(rng, 1)
+    revised = pd.DataFrame({"id": ["p004"], "title": ["p004, revised"]})
+    SearchIndex.publish_grown(root, "add-1", revised, lambda: replacement, replaced=["p004"])
+    grown = SearchIndex.load(root)
+    assert grown.paper("copy-of-p004")["title"] == "p004, revised"
+    grown.remove(["p009"])
+    with pytest.raises(VectorIndexError, match="unknown paper id"):
+        grown.row_of("copy-of-p009")
