@@ -180,14 +180,15 @@ class SearchIndex:
 
         def write(directory: Path) -> None:
             index = cls.load(root)
-            gone = {p for p in replaced if p in set(index.papers["id"].astype(str))}
+            gone = set(replaced) & set(index.papers["id"].astype(str))
             # a replaced paper is the same paper with a new text: the ids merged into it stay its own
             merged_into_gone = {alias: paper for alias, paper in index.aliases.items() if paper in gone}
             index.remove(sorted(gone))
             ids = additions["id"].astype(str).tolist()
             if ids:
                 index.add(ids, additions["title"].tolist(), vectors(), details=additions)
-            kept = {alias: paper for alias, paper in merged_into_gone.items() if paper in set(ids)}
+            added = set(ids)
+            kept = {alias: paper for alias, paper in merged_into_gone.items() if paper in added}
             index.add_aliases({**kept, **(aliases or {})})
             index.save(directory)
 
