@@ -630,11 +630,9 @@ def pipeline_command(
 def entry_point(args: list[str] | None = None) -> None:
     """The `semcse` command and the job scripts: run one command, then let the process end at once.
 
-    By the time a command returns, torch, transformers and MLflow hold millions of objects, and the
-    interpreter's teardown would walk them all in a last garbage collection: 1.6 s after `semcse
-    pipeline --add` had printed its report, a fifth of its wall time. Freezing them first skips that
-    walk; exit handlers (MLflow ending its run, logs flushing) still run. Only for a process that
-    is about to end: a frozen object is never collected.
+    By the time a command returns, torch, transformers and MLflow hold millions of objects, which the
+    interpreter's teardown would walk in a last garbage collection (docs/BENCHMARKS.md, `update.py`).
+    Freezing them skips that walk; exit handlers (MLflow ending its run, logs flushing) still run.
     """
     try:
         app(args)

@@ -435,7 +435,7 @@ class TrainingConfig(Section):
     def effective_zero_stage(self) -> int:
         """DeepSpeed ZeRO stage unless set: 2 on GPU (partitioned gradients and optimizer state are what let a
         large encoder fit), 0 on CPU, where a run trains a small encoder in host memory and partitioning only adds
-        collectives (MiniLM on 2 CPU workers: 5% more pairs/s at stage 0)."""
+        collectives."""
         if self.zero_stage is not None:
             return self.zero_stage
         return 2 if self.use_gpu else 0

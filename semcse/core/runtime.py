@@ -26,14 +26,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Ray Train's controller polls its workers every RAY_TRAIN_HEALTH_CHECK_INTERVAL_S (2 s by default): it sees
-# them start and finish only at a poll, and a worker's `ray.train.report` waits while its previous report is
-# still untaken. A 20-step run whose validations take under a second (the test suite's tiny encoder) spent
-# 8 s of its 25 waiting so; runs whose validations outlast the interval (`make demo`'s) hardly wait
-# (benchmarks/train_overhead.py). A poll is one tiny task per worker; one that misses the interval is
-# carried to the next, and a worker counts as dead only after RAY_TRAIN_WORKER_HEALTH_CHECK_TIMEOUT_S.
-# Set in the process that calls `fit` (`init_ray`, which every stage that trains calls first, Tune trials
-# included): Ray Train hands that process's value on to its controller and workers. One set by the user wins.
+# Ray Train's controller sees its workers start, report and finish only when it polls them, so a short run idles
+# between polls (docs/BENCHMARKS.md, train_overhead.py). Set where `fit` is called (`init_ray`), which hands it
+# to the controller and workers; a value the user set wins.
 TRAIN_ENV = {"RAY_TRAIN_HEALTH_CHECK_INTERVAL_S": "0.5"}
 
 

@@ -1,7 +1,7 @@
 """CPU training in bf16 where the hardware has it: forwards under bf16 autocast, weights, optimizer and loss in fp32.
 
-On a CPU with native bf16 instructions (AVX512-BF16 or AMX) a forward and backward pass takes about
-0.6× its fp32 time (docs/train.md, "Candidate zero"). Autocast only changes the precision of the encoder's
+On a CPU with native bf16 instructions (AVX512-BF16 or AMX) a forward and backward pass is faster than in
+fp32 (figures: docs/train.md, "Candidate zero"). Autocast only changes the precision of the encoder's
 matrix products: the parameters and AdamW's state stay fp32,
 and the loss is computed on fp32 embeddings outside autocast, so a contrastive loss's similarity
 logits (up to 1/τ = 20) keep their resolution. Elsewhere bf16 is emulated and slower, so unset
