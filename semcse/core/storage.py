@@ -219,23 +219,18 @@ def names(location: str | Path) -> list[str]:
 # ----- reading and writing ----------------------------------------------------------------------
 
 
-def _open(location: str | Path, stream: bool) -> Any:
-    """pyarrow's input file (random access) or input stream for `location`; a missing file is FileNotFoundError,
-    any other failure a StorageError naming the location."""
+def open_input(location: str | Path) -> IO[bytes]:
+    """A seekable binary file (Parquet and NumPy readers want random access); a missing file is
+    FileNotFoundError, any other failure a StorageError naming the location."""
     fs, path = filesystem(location)
     try:
-        return fs.open_input_stream(path) if stream else fs.open_input_file(path)
+        return fs.open_input_file(path)
     except FileNotFoundError:
         raise
     except OSError as exc:
         if _info(location).type == pafs.FileType.NotFound:
             raise FileNotFoundError(f"{location} does not exist") from exc
         raise StorageError(f"cannot read {location}: {exc}") from exc
-
-
-def open_input(location: str | Path) -> IO[bytes]:
-    """A seekable binary file (Parquet and NumPy readers want random access)."""
-    return _open(location, stream=False)
 
 
 class _RawReader(io.RawIOBase):
@@ -262,11 +257,25 @@ def open_lines(location: str | Path) -> io.BufferedReader:
     return io.BufferedReader(_RawReader(open_input(location)))
 
 
-def read_bytes(location: str | Path) -> bytes:
-    """A whole file in one request: an object rewritten meanwhile is read old or new, never a mix (a
-    random-access reader asks for its size first, then for ranges, which may straddle a rewrite)."""
-    with _open(location, stream=True) as handle:
-        return bytes(handle.read())
+def read_bytes(location: str | Path, attempts: int = 5) -> bytes:
+    """A whole file as one version of it: an object rewritten while it is read is read again.
+
+    pyarrow asks an object store for the size first and then for that many bytes, so a rewrite in between
+    hands back the new object cut at the old length; the size read again after the bytes tells the two apart.
+    """
+    for _ in range(attempts):
+        with open_input(location) as handle:
+            size = handle.seek(0, io.SEEK_END)  # what the store said when the file was opened
+            handle.seek(0)
+            try:
+                data = bytes(handle.read())
+            except OSError as exc:
+                if not is_remote(location):
+                    raise StorageError(f"cannot read {location}: {exc}") from exc
+                continue  # fewer bytes than the size asked for: rewritten meanwhile
+        if not is_remote(location) or len(data) == size == _info(location).size:
+            return data
+    raise StorageError(f"cannot read {location}: it was rewritten during each of {attempts} reads")
 
 
 def read_text(location: str | Path) -> str:

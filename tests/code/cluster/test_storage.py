@@ -40,6 +40,24 @@ def test_files_round_trip_and_listings_read_like_a_disk(bucket: str) -> None:
     assert [e.path for e in storage.files(base)] == ["state.json"]
 
 
+@pytest.mark.parametrize("rewritten", [b'{"step": 12, "checkpoint": "checkpoint_000012"}', b'{"step": 3}'])
+def test_an_object_rewritten_while_it_is_read_is_read_whole(bucket: str, rewritten: bytes, monkeypatch) -> None:
+    """A pointer or snapshot another process rewrites between the reader's size request and its bytes comes back
+    whole, the new version, never cut at the old length (CI, 2026-12-02: a checkpoint snapshot cut mid-string)."""
+    location = storage.join(bucket, "snapshot.json")
+    storage.write_bytes(location, b'{"step": 9, "checkpoint": "c9"}')
+    opened, rewrites = storage.open_input, [rewritten]
+
+    def open_then_rewritten(where: str):
+        handle = opened(where)
+        if rewrites:  # the first read only: the retry must see a quiet object
+            storage.write_bytes(where, rewrites.pop())
+        return handle
+
+    monkeypatch.setattr(storage, "open_input", open_then_rewritten)
+    assert storage.read_bytes(location) == rewritten
+
+
 def test_staged_directories_replace_and_local_copies_follow_rewrites(bucket: str, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv(storage.CACHE_ENV, str(tmp_path / "cache"))
     target = storage.join(bucket, "model")
