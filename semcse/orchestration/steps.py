@@ -136,6 +136,7 @@ class StepRunner:
     ) -> None:
         self.stage, self.table, self.state = stage, dict(table), state
         self.headings, self.on_step = headings, on_step
+        self.parent: Tracker | None = None  # the MLflow run `run` works under, once started
         self.reads = {name: tuple((reads or {}).get(name, ())) for name in self.table}
         self.settings, self.defaults = self._as_recorded(settings), self._as_recorded(defaults)
 
@@ -175,7 +176,7 @@ class StepRunner:
                     reason,
                     extra=logs.stage(self.stage),
                 )
-        tracker = self._parent(tracking, start_run)
+        tracker = self.parent = self._parent(tracking, start_run)
         try:
             with tracker.as_parent():
                 for step in chosen:
@@ -186,6 +187,12 @@ class StepRunner:
         if self.complete:
             tracker.finish("FINISHED")
         return self.state
+
+    def redo(self, step: str, parent: Tracker | None) -> Outputs:
+        """Run one of this table's steps again and record it, under `parent`, another table's run: how an update
+        remakes the build's own steps on the grown corpus, with no runner nested inside its step."""
+        self._run_step(step, parent, force=True)
+        return self.state.outputs(step)
 
     def _parent(self, tracking: TrackingConfig, start_run: Callable[[], Tracker]) -> Tracker:
         if self.state.parent_run_id:
@@ -219,7 +226,7 @@ class StepRunner:
             return f"{' and '.join(remade)} {'was' if len(remade) == 1 else 'were'} made again since it ran"
         return None
 
-    def _run_step(self, step: str, tracker: Tracker, force: bool) -> None:
+    def _run_step(self, step: str, tracker: Tracker | None, force: bool) -> None:
         if step in self.state.steps and not force:
             reason = self.outdated(step)
             if reason is None:
@@ -241,4 +248,5 @@ class StepRunner:
             "inputs": inputs,
         }
         self.state.save()
-        tracker.log_metrics({f"{self.stage}/{step}_seconds": seconds})
+        if tracker is not None:
+            tracker.log_metrics({f"{self.stage}/{step}_seconds": seconds})

@@ -298,8 +298,11 @@ class Update:
         """With `retrain`, the pipeline's own step, run again over the grown corpus; its outputs."""
         if not self.retrain or self._nothing_to_add():
             return {"rerun": False}
-        self.pipeline.run(start=step, until=step, force=True)
-        return {"rerun": True, **self.pipeline.state.outputs(step)}
+        return {"rerun": True, **self._redo(step)}
+
+    def _redo(self, step: str) -> dict[str, Any]:
+        """The build's own step, run again and recorded in the build's state, where its next run reads it."""
+        return self.pipeline.runner.redo(step, self.runner.parent)
 
     def train(self) -> dict[str, Any]:
         return self._retrained("train")
@@ -344,7 +347,7 @@ class Update:
         from semcse.stages.search import SearchIndex
 
         if self._rebuilt():
-            self.pipeline.run(start="index", until="index", force=True)
+            self._redo("index")
         root = self._built("index", "index")
         if not root:
             return {"index": None}
@@ -360,7 +363,7 @@ class Update:
         from semcse.stages.maps import SemanticMap
 
         if self._rebuilt():
-            self.pipeline.run(start="map", until="map", force=True)
+            self._redo("map")
         root = self._built("map", "map")
         if not root:
             return {"map": None}

@@ -96,6 +96,30 @@ def test_a_slice_leaves_the_parent_run_open_until_every_step_is_recorded(tmp_pat
     assert steps.runs("second") == 2 and forced.steps["second"]["outputs"]["file"].endswith("second.txt")
 
 
+def test_another_runners_step_redoes_a_built_step_and_records_it_where_the_build_reads_it(tmp_path: Path, tracking):
+    """How an update retrains: its step remakes a step of the build, recorded in the build's state, logged in the
+    update's run, with no second runner started inside it (the build's run is left as it was)."""
+    built_dir, update_dir = tmp_path / "built", tmp_path / "update"
+    built_dir.mkdir(), update_dir.mkdir()
+    built = Steps(built_dir)
+    build = StepRunner("steps", built.table(), StepState.load(str(built_dir)))
+    build.run(tracking, lambda: Tracker.start(tracking, run_name="build"))
+    client = Tracker(tracking).client
+    built_run = client.get_run(build.state.parent_run_id)
+    update = StepRunner(
+        "update", {"retrain": lambda: build.redo("second", update.parent)}, StepState.load(str(update_dir))
+    )
+    state = update.run(tracking, lambda: Tracker.start(tracking, run_name="update"))
+    assert built.runs("second") == 2 and (built.runs("first"), built.runs("third")) == (1, 1)
+    assert state.outputs("retrain") == {"file": str(built_dir / "second.txt")}
+    assert StepState.load(str(built_dir)).steps["second"]["outputs"] == state.outputs("retrain"), "the build reads it"
+    assert set(client.get_run(state.parent_run_id).data.metrics) == {"steps/second_seconds", "update/retrain_seconds"}
+    after = client.get_run(build.state.parent_run_id)
+    assert after.info.status == "FINISHED" and after.data.metrics == built_run.data.metrics, (
+        "the build's run untouched"
+    )
+
+
 def _runner(directory: Path, steps: Steps, settings: dict) -> StepRunner:
     """`second` reads `first`; `third` reads nothing; `settings` shapes each step."""
     reads = {"second": ("first",)}
