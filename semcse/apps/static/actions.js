@@ -343,14 +343,22 @@ function nearestPapers(x, y, k) {
   return nearestRows(state.layout, x, y, k).map((row) => ({ id: state.layout.ids[row], title: titleOf(state, state.layout.ids[row]) }));
 }
 
-/** Empty space was clicked: show the position and its nearest papers. */
-export function choosePosition(x, y) {
+/** Empty space was clicked: show the position and its nearest papers (headed by the region's name when `region`
+ * is the named region whose centre it is). */
+export function choosePosition(x, y, region = null) {
   state.position = { x, y };
   state.selected = null;
   writeUrl();
   scheduleDraw();
   showPanel("position");
-  showPosition(state.position, state.explain, nearestPapers(x, y, NEAREST_K));
+  showPosition(state.position, state.explain, nearestPapers(x, y, NEAREST_K), region);
+}
+
+/** A region's name was clicked: its centre as a position, described at once where a decoder is served (the
+ * title words name what is there; the decoder says it in a sentence). */
+export function chooseRegion(region) {
+  choosePosition(region.x, region.y, region);
+  if (state.explain.on) describePosition();
 }
 
 /** Decode an embedding reconstructed at the chosen position. */

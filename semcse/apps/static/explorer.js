@@ -10,7 +10,7 @@
 
 import * as actions from "./actions.js";
 import { $ } from "./dom.js";
-import { attachMap, draw, fitMap, regionNamesDrawn, scheduleDraw, screenOf, zoomBy } from "./map.js";
+import { attachMap, draw, fitMap, regionLabelsDrawn, regionNamesDrawn, scheduleDraw, screenOf, zoomBy } from "./map.js";
 import { clearMessage, setStatus, showMessage } from "./panels.js";
 import { state } from "./state.js";
 
@@ -50,13 +50,14 @@ function connectControls() {
 
 attachMap($("#map"), {
   pick: (id) => actions.selectPaper(id),
-  pickPosition: actions.choosePosition,
+  pickRegion: actions.chooseRegion,
+  pickPosition: (x, y) => actions.choosePosition(x, y),
   moved: actions.writeUrl,
 });
 connectControls();
 // for tests and the console: the state (its `timings` say when the first frame was drawn), where a paper is
-// drawn (CSS pixels in the canvas), one frame drawn now, and the region names it drew
-window.explorer = { state, redraw: draw, screenOf, regionNamesDrawn };
+// drawn (CSS pixels in the canvas), one frame drawn now, and the region names it drew (with where, in CSS pixels)
+window.explorer = { state, redraw: draw, screenOf, regionNamesDrawn, regionLabelsDrawn };
 actions.load().catch((error) => {
   showMessage(`The map could not be loaded: ${error.message}`);
   setStatus("not loaded");

@@ -1,5 +1,6 @@
 // The map canvas: drawing the points and the marks over them, and the pointer on it (hover shows a
-// paper's title, a drag pans, the wheel zooms about the cursor, a click picks a paper or a position).
+// paper's title, a drag pans, the wheel zooms about the cursor, a click picks a region's name, a paper or
+// a position).
 //
 // Every point is written into one ImageData buffer in a single loop and put on the canvas at once (a
 // 40k-point frame takes a few milliseconds, so pan and zoom redraw every frame); the few marked papers
@@ -27,9 +28,9 @@ let image = null;
 let pixels = null;
 let drawQueued = false;
 let hovered = null; // the row under the pointer
-let namesDrawn = [];
+let labelsDrawn = []; // the region names the last frame drew: {name, region, box}, the box in canvas pixels
 let drag = null;
-let on = null; // the entry module's handlers: pick(id), pickPosition(x, y), moved()
+let on = null; // the entry module's handlers: pick(id), pickRegion(region), pickPosition(x, y), moved()
 
 const ratio = () => window.devicePixelRatio || 1;
 
@@ -70,7 +71,7 @@ export function draw() {
   const { view, layout } = state;
   const r = pointRadius(layout.ids.length, zoomOf(view), ratio());
   drawPoints(r);
-  namesDrawn = [];
+  labelsDrawn = [];
   if (state.showRegions) drawRegionNames();
   drawMarks(r);
   if (state.timings.firstPaint === undefined && layout.ids.length) {
@@ -129,11 +130,23 @@ function drawRegionNames() {
     context.fillText(texts[i], boxes[i].x, boxes[i].y);
   }
   context.textAlign = "start";
-  namesDrawn = shown.map((i) => texts[i]);
+  labelsDrawn = shown.map((i) => ({ name: texts[i], region: regions[i], box: boxes[i] }));
 }
 
 /** The region names the last frame drew (for tests and the console). */
-export const regionNamesDrawn = () => [...namesDrawn];
+export const regionNamesDrawn = () => labelsDrawn.map((label) => label.name);
+
+/** The drawn region name at a canvas pixel, or null: a name is drawn over the points, so a click on it is its. */
+function labelAt(sx, sy) {
+  return labelsDrawn.find(({ box }) => sx >= box.left && sx <= box.right && sy >= box.top && sy <= box.bottom) ?? null;
+}
+
+/** Where the last frame drew each region name: {name, left, top, right, bottom} in CSS pixels of the canvas (as
+ * `screenOf` gives them), for tests. */
+export function regionLabelsDrawn() {
+  const k = ratio();
+  return labelsDrawn.map(({ name, box }) => ({ name, left: box.left / k, top: box.top / k, right: box.right / k, bottom: box.bottom / k }));
+}
 
 const screenOfRow = (row) => toScreen(state.view, state.layout.xs[row], state.layout.ys[row]);
 
@@ -267,7 +280,12 @@ function onPointerDown(event) {
 
 function onPointerMove(event) {
   const [sx, sy] = eventPoint(event);
-  if (!drag) { hover(rowAt(sx, sy), event); return; }
+  if (!drag) {
+    const overName = labelAt(sx, sy) !== null; // a name is clicked as itself, not as the points under it
+    canvas.classList.toggle("over-name", overName);
+    hover(overName ? null : rowAt(sx, sy), event);
+    return;
+  }
   drag.moved = drag.moved || Math.hypot(sx - drag.start[0], sy - drag.start[1]) > DRAG_SLOP * ratio();
   if (!drag.moved) return;
   canvas.classList.add("dragging");
@@ -284,8 +302,10 @@ function onPointerUp(event) {
   if (!finished) return;
   if (finished.moved) { on.moved(); return; }
   const [sx, sy] = eventPoint(event);
-  const row = rowAt(sx, sy);
-  if (row !== null) on.pick(state.layout.ids[row]);
+  const label = labelAt(sx, sy);
+  const row = label ? null : rowAt(sx, sy);
+  if (label) on.pickRegion(label.region);
+  else if (row !== null) on.pick(state.layout.ids[row]);
   else on.pickPosition(...toData(state.view, sx, sy));
 }
 

@@ -263,12 +263,17 @@ export function showPaper(paper, summariesWhy) {
   $("#paper-summaries").replaceChildren(...summariesOf(paper.summaries, summariesWhy));
 }
 
-/** A clicked position: where it is, the button that describes it (or why there is none) and its nearest papers. */
-export function showPosition({ x, y }, explain, nearest) {
-  $("#position-where").textContent = `${mapPosition(x, y)} on the map`;
+/** A clicked position, or a clicked region name's centre: where it is, the button that describes it (or why there
+ * is none) and its nearest papers. */
+export function showPosition({ x, y }, explain, nearest, region = null) {
+  const name = region && region.words.join(" · ");
+  $("#position-heading").textContent = region ? `Region “${name}”` : "This position";
+  $("#position-where").textContent = region
+    ? `${countText(region.papers)} papers around ${mapPosition(x, y)}`
+    : `${mapPosition(x, y)} on the map`;
   $("#description").textContent = "";
   $("#describe-box").replaceChildren(explain.on
-    ? el("button", { id: "describe", type: "button" }, "Describe this position")
+    ? el("button", { id: "describe", type: "button" }, region ? "Describe this region" : "Describe this position")
     : el("p", { id: "describe-off", class: "note" }, explain.why));
   $("#position-nearest").replaceChildren(...nearest.map((hit) => paperItem(hit)));
 }

@@ -76,12 +76,24 @@ def open_page(page: Any, url: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-ready", "1")
 
 
+def region_labels(page: Any) -> list[dict[str, Any]]:
+    """The region names the last frame drew, each with its box in the map's CSS pixels."""
+    return page.evaluate("() => window.explorer.regionLabelsDrawn()")
+
+
 def on_screen(page: Any, paper_id: str) -> tuple[float, float]:
-    """Where a paper's dot is in the page, checked to be the map itself there (not a panel drawn over it)."""
+    """Where a paper's dot is in the page, checked to be the map itself there (not a panel or a region's name drawn
+    over it: a click there would open the region)."""
     where = page.evaluate("id => window.explorer.screenOf(id)", paper_id)
     box = page.locator("#map").bounding_box()
     x, y = box["x"] + where["x"], box["y"] + where["y"]
     assert page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.id", [x, y]) == "map", f"{paper_id} is hidden"
+    named = [
+        n["name"]
+        for n in region_labels(page)
+        if n["left"] <= where["x"] <= n["right"] and n["top"] <= where["y"] <= n["bottom"]
+    ]
+    assert not named, f"{paper_id} lies under the region name {named}"
     return x, y
 
 
@@ -127,10 +139,10 @@ def message(page: Any) -> Any:
 
 
 def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
-    """Its files load; the map's regions are named; a message covers the map without moving anything; a search
-    rings its hits; a paper opens from its dot with its summaries and neighbours, which a slider ranks again; empty
-    space is described; a draft lands beside its paper. The map alone (no search, no decoder), at its route without
-    the slash, says what is off."""
+    """Its files load; the map's regions are named, and a name opens its region, described; a message covers the map
+    without moving anything; a search rings its hits; a paper opens from its dot with its summaries and neighbours,
+    which a slider ranks again; empty space is described; a draft lands beside its paper. The map alone (no search,
+    no decoder), at its route without the slash, says what is off."""
     from playwright.sync_api import expect
 
     loaded: dict[str, tuple[int, str]] = {}
@@ -152,6 +164,15 @@ def test_the_page_end_to_end(page, explorer, apps, corpus) -> None:
     page.locator("#colour-by").select_option("region")  # the coarsest regions as colours, named in the legend
     expect(page.locator("#legend span").first).to_contain_text(" · ")
     page.locator("#colour-by").select_option("label")
+    # a name is clicked as itself: the region's centre, headed by its name, put in a sentence by the decoder at once
+    label = region_labels(page)[0]
+    box = page.locator("#map").bounding_box()
+    page.mouse.click(box["x"] + (label["left"] + label["right"]) / 2, box["y"] + (label["top"] + label["bottom"]) / 2)
+    expect(page.locator("#reader")).to_have_attribute("data-kind", "position")
+    expect(page.locator("#position-heading")).to_have_text(f"Region “{label['name']}”")
+    expect(page.locator("#position-where")).to_contain_text(re.compile(r"^\d+ papers around \("))
+    expect(page.locator("#description")).to_have_attribute("data-ready", "1")
+    assert [line.split(":")[0] for line in page.locator("#description").inner_text().splitlines()] == ASPECTS
 
     controls = ["#query", "#weights input", "#map"]
     before = [page.locator(selector).first.bounding_box() for selector in controls]
