@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -186,11 +187,13 @@ def test_ray_job_submit_ships_this_checkout_to_nodes_that_do_not_have_it(pipelin
 
     The head runs with `--block` in its own process group so stopping it cannot touch the session's
     cluster; its temp dir is short because Ray's Unix sockets live under it (108-byte path limit).
-    Ray 2.60 secures the dashboard with a token; RAY_AUTH_MODE=token makes the CLI send it.
+    Ray 2.60 secures the dashboard with a token; RAY_AUTH_MODE=token makes the CLI send it, and the test makes its
+    own (`ray start` refuses to make one, so a machine without ~/.ray/auth_token would fail here).
     """
     python = _fresh_venv(tmp_path / "bare")
     ray_bin = Path(sys.executable).parent / "ray"
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {"RAY_AUTH_MODE": "token"}
+    token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | token
     head, dashboard, temp_dir = _start_head(python, tmp_path, env)
     try:
         config = pipeline_config(training={"launcher": "local"})  # trained by the job's driver; embedded on workers
