@@ -502,15 +502,17 @@ def main() -> None:
     parser.add_argument(
         "--summarise",
         type=Path,
+        nargs="+",
         metavar="RAW_JSON",
-        help="print a saved run's table (recipes or scratch), run nothing",
+        help="print each saved run's table (recipes or scratch), one after another, run nothing",
     )
     args = parser.parse_args()
     if args.average_with_base is not None and not 0 < args.average_with_base < 1:
         parser.error("--average-with-base takes the base's share of the weights, between 0 and 1")
     if args.summarise:
-        found = json.loads(args.summarise.read_text())
-        print(scratch_summary(found) if found.get("part") == "scratch" else summary(found))
+        for path in args.summarise:
+            found = json.loads(path.read_text())
+            print(scratch_summary(found) if found.get("part") == "scratch" else summary(found))
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
