@@ -1,10 +1,10 @@
 """`make demo`'s job, run as a newcomer runs it: a short report, our own lines once, no dependency noise.
 
 The demo runs in its own process (its own local Ray cluster, as `make demo` does) with the run
-directory and MLflow store in a temp dir, and 10 training steps instead of 40: every step and every
-kind of line is still printed, in a third of the time. What it prints must read like a report: under 80 lines,
-no line twice, no warnings, tracebacks or native error lines from dependencies but the one Ray's driver writes
-for each actor pool, about its actors' restarts, which nothing can act on (`logs.NATIVE_NOISE`,
+directory and MLflow store in a temp dir, and 10 training steps validated at 0 and 10 instead of 40 validated
+every 10: every step and every kind of line is still printed, in a third of the time. What it prints must read like
+a report: under 80 lines, no line twice, no warnings, tracebacks or native error lines from dependencies but the one
+Ray's driver writes for each actor pool, about its actors' restarts, which nothing can act on (`logs.NATIVE_NOISE`,
 ray-project/ray#53727), tables whose figures carry intervals, and next steps that name the trained model's directory.
 """
 
@@ -36,7 +36,7 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
         "run_dir": run,
         **{f"tracking.{key}": value for key, value in mlflow_tracking(tmp_path).items()},
         "training.max_steps": 10,
-        "training.eval_every": 5,
+        "training.eval_every": 10,
     }
     command = [sys.executable, "jobs/demo.py", *(x for k, v in overrides.items() for x in ("--set", f"{k}={v}"))]
     # as `make demo` runs: not on the suite's cluster, not verbose, and with Ray's log deduplication on (the suite

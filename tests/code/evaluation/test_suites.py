@@ -352,8 +352,8 @@ print(json.dumps({"peak": peak, "spearman": result.table.loc["tiny", "spearman:t
 
 
 @pytest.mark.slow
-def test_aspects_suite_on_40k_abstracts_stays_within_2_gib(ray_cluster, tiny_encoder_dir, tmp_path):
-    """The old suite built [n, n] float64 matrices over the whole corpus: 12.8 GB each at 40k abstracts."""
+def test_aspects_suite_on_20k_abstracts_stays_within_2_gib(ray_cluster, tiny_encoder_dir, tmp_path):
+    """The old suite built [n, n] float64 matrices over the whole corpus: 3.2 GB each at these 20k abstracts."""
     import subprocess
 
     import ray
@@ -361,7 +361,7 @@ def test_aspects_suite_on_40k_abstracts_stays_within_2_gib(ray_cluster, tiny_enc
     from tests.fixtures.evaluation import write_judged_corpus
     from tests.paths import REPO
 
-    data = write_judged_corpus(tmp_path / "data", rows=40_000)
+    data = write_judged_corpus(tmp_path / "data", rows=20_000)
     env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address, "PYTHONPATH": str(REPO)}
     args = [str(data.corpus), str(data.judgements), str(data.texts), str(tiny_encoder_dir), str(tmp_path / "out")]
     done = subprocess.run([sys.executable, "-c", PEAK_RSS, *args], env=env, capture_output=True, text=True)
