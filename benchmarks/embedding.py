@@ -52,7 +52,7 @@ def ours(texts: pd.DataFrame, seq: int, batch: int, actors: int | None, work: Pa
 
     cfg = EvaluationConfig(max_length=seq, batch_size=batch, actors=actors)
     start = time.perf_counter()
-    embedded = embed_sets(ModelRef("minilm", str(minilm_dir())), {"papers": texts}, work, cfg)
+    [embedded] = embed_sets([ModelRef("minilm", str(minilm_dir()))], {"papers": texts}, work, cfg)
     seconds = time.perf_counter() - start
     return seconds, embedded.vectors("papers", texts["id"].tolist())[""]
 

@@ -340,7 +340,8 @@ class Update:
 
         model = model or self._done("embed")["model"]
         embeddings = storage.join(self.pipeline.run_dir, EMBEDDINGS_DIR)
-        return embed_papers(ModelRef(model, model), self.additions, embeddings, self.cfg.evaluation).vectors
+        [embedded] = embed_papers([ModelRef(model, model)], self.additions, embeddings, self.cfg.evaluation)
+        return embedded.vectors
 
     def index(self) -> dict[str, Any]:
         from semcse.core.data.duplicates import read_aliases

@@ -1,9 +1,10 @@
-"""Embed named text sets with one model through Ray Data, streaming vectors into Parquet shards.
+"""Embed named text sets with one or more models through Ray Data, streaming vectors into Parquet shards.
 
 The one path from texts to stored vectors, shared by evaluation's suites, the index, the map and
-corpus updates. Each actor of the pool (an actor per free CPU of the cluster, `pool_size`) loads the model once, on
-its own node (the reference is resolved there, never on the driver), and embeds length-sorted batches; a job one
-actor would do alone runs as one Ray task instead, without a pool's start. The driver only groups finished rows by
+corpus updates. Every model of a call shares one pool (an actor per free CPU of the cluster, `pool_size`): rows
+carry their model, and an actor loads each model on its own node when its first batch arrives (the reference is
+resolved there, never on the driver), then embeds length-sorted batches; a job one actor would do alone runs as
+one Ray task instead, without a pool's start. The driver only groups finished rows by
 shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is complete,
 so vectors never pile up in memory, and shards are content-keyed so a rerun, a second suite or the
 map step after the index step reuses them. Shards go to a local directory or a storage URI alike.
@@ -85,27 +86,46 @@ def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: s
 
 
 class _EmbedActor:
-    """A Ray Data actor: loads the model once, then turns batches of (shard, id, text) into vectors."""
+    """A Ray Data actor: turns batches of (model, shard, id, text) into vectors, loading a model when it is first
+    needed. Blocks come model by model, so an actor holding one model at a time switches about once per model."""
 
-    def __init__(self, spec: ModelRef, max_length: int, default_pooling: str, threads: int, gpu: bool) -> None:
+    def __init__(self, specs: list[ModelRef], max_length: int, default_pooling: str, threads: int, gpu: bool) -> None:
         import torch
 
-        self.model = load_model(spec, max_length, default_pooling)
-        # the device Ray reserved, not whichever is visible: a CPU actor on a GPU node sees every GPU of it
-        if gpu and isinstance(self.model, torch.nn.Module):
-            self.model.to("cuda")
-        else:
+        self.specs, self.max_length, self.default_pooling, self.gpu = specs, max_length, default_pooling, gpu
+        self.loaded: tuple[int, Any] | None = None
+        if not gpu:
             torch.set_num_threads(threads)  # the CPUs Ray reserved for this actor, no more (no oversubscription)
 
+    def _model(self, index: int) -> Any:
+        import torch
+
+        if self.loaded is None or self.loaded[0] != index:
+            self.loaded = None  # the previous model's memory goes before the next loads
+            model = load_model(self.specs[index], self.max_length, self.default_pooling)
+            # the device Ray reserved, not whichever is visible: a CPU actor on a GPU node sees every GPU of it
+            if self.gpu and isinstance(model, torch.nn.Module):
+                model.to("cuda")
+            self.loaded = (index, model)
+        return self.loaded[1]
+
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        per_aspect = encode_aspects(self.model, [str(t) for t in batch["text"]])
-        n = len(batch["id"])
-        return {
-            "shard": np.concatenate([batch["shard"]] * len(per_aspect)),
-            "id": np.concatenate([batch["id"]] * len(per_aspect)),
-            "aspect": np.repeat(np.array(list(per_aspect), dtype=object), n),
-            "vector": np.concatenate(list(per_aspect.values())),
-        }
+        parts = []
+        for index in np.unique(batch["model"]):  # a batch may straddle the blocks of two models
+            rows = batch["model"] == index
+            per_aspect = encode_aspects(self._model(int(index)), [str(t) for t in batch["text"][rows]])
+            repeat = len(per_aspect)
+            vectors = np.concatenate(list(per_aspect.values())).astype(np.float32, copy=False)
+            parts.append(
+                {
+                    "shard": np.concatenate([batch["shard"][rows]] * repeat),
+                    "id": np.concatenate([batch["id"][rows]] * repeat),
+                    "aspect": np.repeat(np.array(list(per_aspect), dtype=object), int(rows.sum())),
+                    # a vector's bytes: models of one batch may differ in width, and a column holds one shape
+                    "vector": np.array([vector.tobytes() for vector in vectors], dtype=object),
+                }
+            )
+        return {column: np.concatenate([part[column] for part in parts]) for column in parts[0]}
 
 
 def _embed_task(actor_args: dict[str, Any], blocks: list[pd.DataFrame]) -> list[dict[str, np.ndarray]]:
@@ -130,52 +150,53 @@ class ModelEmbeddings:
 
 
 def embed_sets(
-    spec: ModelRef,
+    specs: Sequence[ModelRef],
     sets: Mapping[str, pd.DataFrame],
     out_dir: str | Path,
     cfg: EvaluationConfig,
     show_progress: bool = True,
-) -> ModelEmbeddings:
-    """Embed every text set (frames with `id`, `text`) with one model; returns a handle on the stored vectors."""
+) -> list[ModelEmbeddings]:
+    """Embed every text set (frames with `id`, `text`) with every model, in one pool; returns a handle on each
+    model's stored vectors, in the order of `specs`."""
     import ray
 
     from semcse.core.runtime import init_ray
 
-    probe = load_model(spec, cfg.max_length, cfg.pooling)
-    similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
-    aspects = aspects_of(probe)
-    del probe
-    directory = storage.join(out_dir, spec.slug)
-    settings = {
-        "model": _fingerprint(spec),
-        "pooling": spec.pooling or cfg.pooling,
-        "max_length": cfg.max_length,
-        "aspects": aspects,
-    }
-    result = ModelEmbeddings(spec=spec, similarity=similarity, aspects=aspects, directory=directory)
-    pending: list[pd.DataFrame] = []
-    targets: dict[str, tuple[list[str], int]] = {}  # one key may serve several sets holding the same texts
     for set_name, frame in sets.items():
         _check_text_set(set_name, frame)
-        result.sets[set_name] = []
-        target = storage.join(directory, set_name)
-        done = finished_keys(target)
-        for start in range(0, len(frame), cfg.shard_rows):
-            chunk = frame.iloc[start : start + cfg.shard_rows]
-            key = content_key(zip(chunk["id"], chunk["text"]), settings)
-            result.sets[set_name].append(key)
-            if key in done:
-                continue
-            if key in targets:
-                targets[key][0].append(target)
-                continue
-            targets[key] = ([target], len(chunk) * len(aspects))
-            pending.append(_longest_first(key, chunk))
+    names = [spec.name for spec in specs]
+    if len(set(names)) < len(names):
+        raise EmbeddingError(f"models need distinct names (their vectors are stored by name), got {names}")
+    results, pending = [], []
+    targets: dict[str, tuple[list[str], int]] = {}  # one key may serve several sets holding the same texts
+    for index, spec in enumerate(specs):
+        result = _plan(spec, sets, out_dir, cfg)
+        settings = {
+            "model": _fingerprint(spec),
+            "pooling": spec.pooling or cfg.pooling,
+            "max_length": cfg.max_length,
+            "aspects": result.aspects,
+        }
+        for set_name, frame in sets.items():
+            target = storage.join(result.directory, set_name)
+            done = finished_keys(target)
+            for start in range(0, len(frame), cfg.shard_rows):
+                chunk = frame.iloc[start : start + cfg.shard_rows]
+                key = content_key(zip(chunk["id"], chunk["text"]), settings)
+                result.sets[set_name].append(key)
+                if key in done:
+                    continue
+                if key in targets:
+                    targets[key][0].append(target)
+                    continue
+                targets[key] = ([target], len(chunk) * len(result.aspects))
+                pending.append(_longest_first(index, key, chunk))
+        results.append(result)
     if pending:
         init_ray()
         texts = sum(len(block) for block in pending)
         actor_args = {
-            "spec": spec,
+            "specs": list(specs),
             "max_length": cfg.max_length,
             "default_pooling": cfg.pooling,
             "threads": max(1, int(cfg.cpus_per_actor)),
@@ -208,15 +229,25 @@ def embed_sets(
                 )
                 .iter_batches(batch_format="numpy", batch_size=None)
             )
-        _stream_to_shards(batches, targets, show_progress, desc=f"embed {spec.name}")
-    return result
+        _stream_to_shards(batches, targets, show_progress, desc=f"embed {', '.join(spec.name for spec in specs)}")
+    return results
 
 
-def _longest_first(key: str, chunk: pd.DataFrame) -> pd.DataFrame:
-    """One shard's rows, longest texts first: each batch pads to texts of about its own length (as
-    sentence-transformers' `encode` sorts)."""
+def _plan(
+    spec: ModelRef, sets: Mapping[str, pd.DataFrame], out_dir: str | Path, cfg: EvaluationConfig
+) -> ModelEmbeddings:
+    """The model's facts evaluation needs (its geometry and aspects, read from the model) and where its sets go."""
+    probe = load_model(spec, cfg.max_length, cfg.pooling)
+    similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
+    directory = storage.join(out_dir, spec.slug)
+    return ModelEmbeddings(spec, similarity, aspects_of(probe), directory, sets={name: [] for name in sets})
+
+
+def _longest_first(model: int, key: str, chunk: pd.DataFrame) -> pd.DataFrame:
+    """One shard's rows for the `model`-th model, longest texts first: each batch pads to texts of about its own
+    length (as sentence-transformers' `encode` sorts)."""
     rows = chunk.iloc[np.argsort(-chunk["text"].str.len().to_numpy(), kind="stable")]
-    return pd.DataFrame({"shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
+    return pd.DataFrame({"model": model, "shard": key, "id": rows["id"].to_numpy(), "text": rows["text"].to_numpy()})
 
 
 BLOCKS_PER_ACTOR = 4  # enough blocks that every actor of the pool has work while the slowest finishes
@@ -273,19 +304,17 @@ def _stream_to_shards(
     total = sum(n for _, n in targets.values())
     with tqdm(total=total, desc=desc, unit="vec", disable=not show_progress) as bar:
         for batch in batches:
-            vectors = np.asarray(batch["vector"], dtype=np.float32)
             for key in np.unique(batch["shard"]):
                 rows = batch["shard"] == key
-                buffers.setdefault(key, []).append(
-                    embeddings_table(batch["id"][rows], batch["aspect"][rows], vectors[rows])
-                )
+                vectors = np.frombuffer(b"".join(batch["vector"][rows]), dtype=np.float32).reshape(int(rows.sum()), -1)
+                buffers.setdefault(key, []).append(embeddings_table(batch["id"][rows], batch["aspect"][rows], vectors))
                 counts[key] = counts.get(key, 0) + int(rows.sum())
                 directories, expected = targets[key]
                 if counts[key] == expected:
                     table = pa.concat_tables(buffers.pop(key))
                     for directory in directories:
                         write_embeddings(directory, key, table)
-            bar.update(len(vectors))
+            bar.update(len(batch["id"]))
     written = {d: finished_keys(d) for d in {d for dirs, _ in targets.values() for d in dirs}}
     unfinished = [k for k, (dirs, _) in targets.items() if not all(k in written[d] for d in dirs)]
     if unfinished:
@@ -321,17 +350,18 @@ class PaperVectors:
 
 
 def embed_papers(
-    spec: ModelRef, papers: pd.DataFrame, out_dir: str, cfg: EvaluationConfig, show_progress: bool = True
-) -> PaperVectors:
-    """Every paper's text (title and abstract, `paper_text`) embedded with every aspect of the model.
+    specs: Sequence[ModelRef], papers: pd.DataFrame, out_dir: str, cfg: EvaluationConfig, show_progress: bool = True
+) -> list[PaperVectors]:
+    """Every paper's text (title and abstract, `paper_text`) embedded with every aspect of each model, in one pool.
 
     The index, the map and corpus updates embed papers this way, on Ray Data actors (never in the
     driver, which on a cluster sits on a head node without CPUs for work); shards under `out_dir`
     are reused by whichever of them runs next with the same model and texts.
     """
     texts = pd.DataFrame({"id": papers["id"].astype(str).to_numpy(), "text": paper_text(papers).to_numpy()})
-    embedded = embed_sets(spec, {"papers": texts}, out_dir, cfg, show_progress=show_progress)
-    return PaperVectors(embedded.vectors("papers", texts["id"].tolist()), embedded.similarity)
+    ids = texts["id"].tolist()
+    embedded = embed_sets(specs, {"papers": texts}, out_dir, cfg, show_progress=show_progress)
+    return [PaperVectors(model.vectors("papers", ids), model.similarity) for model in embedded]
 
 
 def combined_vectors(per_aspect: Mapping[str, np.ndarray]) -> np.ndarray:

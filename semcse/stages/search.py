@@ -378,7 +378,9 @@ def build_from_corpus(
     """
     from semcse.stages.embedding import ModelRef, embed_papers
 
-    embedded = embed_papers(ModelRef(model_ref, model if model is not None else model_ref), corpus, embeddings, cfg)
+    [embedded] = embed_papers(
+        [ModelRef(model_ref, model if model is not None else model_ref)], corpus, embeddings, cfg
+    )
     metric: Metric = "euclidean" if embedded.similarity == "euclidean" else "cosine"
     titles = corpus["title"].tolist()
     ids = corpus["id"].astype(str).tolist()

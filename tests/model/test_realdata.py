@@ -45,9 +45,9 @@ def test_knn_on_ohsumed_is_deterministic_and_far_above_chance(ray_cluster, minil
     second = knn.run(models, ohsumed_subsample, cfg, tmp_path / "a")
     pd.testing.assert_frame_equal(first.table, second.table)
     # ... and the embeddings themselves: re-embedding a slice from scratch gives the stored vectors
-    stored = embed_sets(models[0], {"papers": _papers(frame)}, tmp_path / "a" / "embeddings", cfg.evaluation)
+    [stored] = embed_sets(models[:1], {"papers": _papers(frame)}, tmp_path / "a" / "embeddings", cfg.evaluation)
     ids = list(frame["id"].iloc[:48])
-    fresh = embed_sets(models[0], {"papers": _papers(frame.iloc[:48])}, tmp_path / "b", cfg.evaluation)
+    [fresh] = embed_sets(models[:1], {"papers": _papers(frame.iloc[:48])}, tmp_path / "b", cfg.evaluation)
     assert np.allclose(fresh.vectors("papers", ids)[""], stored.vectors("papers", ids)[""], atol=1e-5)
 
 

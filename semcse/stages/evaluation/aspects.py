@@ -157,8 +157,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed, units=units)
     rows: dict[str, dict[str, Estimate]] = {}
     details = {}
-    for spec in models:
-        embedded = embed_sets(spec, sets, storage.join(out, "embeddings"), cfg.evaluation)
+    for embedded in embed_sets(models, sets, storage.join(out, "embeddings"), cfg.evaluation):
+        spec = embedded.spec
         matrix, row = _correlations(embedded, ids, pairs_by_aspect, cfg.evaluation.overlap_k, bootstrap)
         row |= _retrieval(embedded, pairs, bootstrap)
         rows[spec.name] = row

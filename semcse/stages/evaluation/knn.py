@@ -63,8 +63,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves, metric_used = {}, {}, {}
-    for spec in models:
-        embedded = embed_sets(spec, {"papers": papers}, storage.join(out, "embeddings"), cfg.evaluation)
+    for embedded in embed_sets(models, {"papers": papers}, storage.join(out, "embeddings"), cfg.evaluation):
+        spec = embedded.spec
         vectors = combined_vectors(embedded.vectors("papers", papers["id"].tolist()))
         similarity = cfg.evaluation.knn_similarity or combined_similarity(embedded)
         metric_used[spec.name] = similarity

@@ -92,8 +92,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed, units=units)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves = {}, {}
-    for spec in models:
-        embedded = embed_sets(spec, sets, storage.join(out, "embeddings"), cfg.evaluation)
+    for embedded in embed_sets(models, sets, storage.join(out, "embeddings"), cfg.evaluation):
+        spec = embedded.spec
         rows[spec.name] = _matching_scores(embedded, sets, bootstrap)
         if label_col is not None:
             vectors = combined_vectors(embedded.vectors("papers", papers["id"]))

@@ -48,9 +48,11 @@ def paper_vectors(
     corpus: pd.DataFrame, models: Mapping[str, str], out_dir: str, cfg: EvaluationConfig
 ) -> dict[str, np.ndarray]:
     """{aspect: [n, d]} of every paper, embedded on Ray Data actors into the content-keyed shards under `out_dir`."""
+    refs = list(dict.fromkeys(models.values()))  # one pool for every model; a model serving two aspects embeds once
+    embedded = dict(zip(refs, embed_papers([ModelRef(ref, ref) for ref in refs], corpus, out_dir, cfg)))
     vectors: dict[str, np.ndarray] = {}
     for aspect, ref in models.items():
-        _add(vectors, aspect, embed_papers(ModelRef(ref, ref), corpus, out_dir, cfg).vectors, ref)
+        _add(vectors, aspect, embedded[ref].vectors, ref)
     return vectors
 
 

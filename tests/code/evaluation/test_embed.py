@@ -60,7 +60,7 @@ def test_ref_parsing():
 def test_embeddings_stream_to_contract_shards_and_are_reused(ray_cluster, tiny_encoder_dir, sample_records, tmp_path):
     texts = _texts(sample_records)
     spec = ModelRef.parse(f"tiny={tiny_encoder_dir}")
-    embedded = embed_sets(spec, {"titles": texts}, tmp_path, CFG, show_progress=False)
+    [embedded] = embed_sets([spec], {"titles": texts}, tmp_path, CFG, show_progress=False)
     parts = sorted((Path(embedded.directory) / "titles").glob("part-*.parquet"))
     assert len(parts) == 3  # 40 rows in shards of 16
     table = pq.read_table(parts[0])
@@ -70,7 +70,7 @@ def test_embeddings_stream_to_contract_shards_and_are_reused(ray_cluster, tiny_e
     assert first.shape == (40, 32) and np.isfinite(first).all()
     # a rerun finds every shard done (their mtimes do not change) and returns identical vectors
     before = [p.stat().st_mtime_ns for p in parts]
-    again = embed_sets(spec, {"titles": texts}, tmp_path, CFG, show_progress=False)
+    [again] = embed_sets([spec], {"titles": texts}, tmp_path, CFG, show_progress=False)
     assert [p.stat().st_mtime_ns for p in parts] == before
     assert np.array_equal(again.vectors("titles", list(reversed(texts["id"])))[""], first)
     # the vectors are the model's own, in the caller's id order
@@ -82,7 +82,7 @@ def test_embeddings_stream_to_contract_shards_and_are_reused(ray_cluster, tiny_e
 
 def test_multi_aspect_models_store_one_row_per_aspect(ray_cluster, sample_records, tmp_path):
     texts = _texts(sample_records, 10)
-    embedded = embed_sets(ModelRef("two", TwoAspectModel()), {"t": texts}, tmp_path, CFG, show_progress=False)
+    [embedded] = embed_sets([ModelRef("two", TwoAspectModel())], {"t": texts}, tmp_path, CFG, show_progress=False)
     assert embedded.aspects == ["length", "vowels"]
     vectors = embedded.vectors("t", texts["id"])
     assert vectors["length"][:, 0].tolist() == [len(t) for t in texts["text"]]
@@ -91,14 +91,16 @@ def test_multi_aspect_models_store_one_row_per_aspect(ray_cluster, sample_record
 
 def test_errors_name_the_problem(ray_cluster, sample_records, tmp_path):
     texts = _texts(sample_records, 5)
-    embedded = embed_sets(ModelRef("nan", NaNModel()), {"t": texts}, tmp_path, CFG, show_progress=False)
+    [embedded] = embed_sets([ModelRef("nan", NaNModel())], {"t": texts}, tmp_path, CFG, show_progress=False)
     with pytest.raises(EmbeddingError, match="NaN"):
         embedded.vectors("t", texts["id"])
-    good = embed_sets(ModelRef("two", TwoAspectModel()), {"t": texts}, tmp_path, CFG, show_progress=False)
+    [good] = embed_sets([ModelRef("two", TwoAspectModel())], {"t": texts}, tmp_path, CFG, show_progress=False)
     with pytest.raises(EmbeddingError, match="mismatched ids: 1 of 2"):
         read_embeddings(Path(good.directory) / "t", ["demo-001", "nope"], ["length"])
     with pytest.raises(EmbeddingError, match="duplicate ids"):
-        embed_sets(ModelRef("two", TwoAspectModel()), {"t": pd.concat([texts, texts])}, tmp_path, CFG)
+        embed_sets([ModelRef("two", TwoAspectModel())], {"t": pd.concat([texts, texts])}, tmp_path, CFG)
+    with pytest.raises(EmbeddingError, match="distinct names"):
+        embed_sets([ModelRef("two", TwoAspectModel()), ModelRef("two", NaNModel())], {"t": texts}, tmp_path, CFG)
 
 
 class ProcessModel:
@@ -115,22 +117,28 @@ class ProcessModel:
         return np.array([[float(os.getpid()), 1.0] for _ in texts])
 
 
-def test_batches_spread_over_an_actor_per_cluster_cpu(ray_cluster, tmp_path):
+def test_one_pool_embeds_every_model_over_an_actor_per_cluster_cpu(ray_cluster, tmp_path):
     cfg = EvaluationConfig(batch_size=64)
     assert 1 <= pool_size(cfg, 10_000) <= 4  # the session's cluster has 4 CPUs, a few of them may be busy
     assert pool_size(cfg, 300) == 1  # too few texts to pay for a second process and model load
     assert pool_size(EvaluationConfig(actors=2), 10_000) == 2
     assert pool_size(EvaluationConfig(cpus_per_actor=0.5), 10_000) == pool_size(cfg, 10_000)  # a whole core each
-    texts = pd.DataFrame({"id": [f"t{i}" for i in range(600)], "text": ["a text"] * 600})  # one shard, 10 batches
-    two = EvaluationConfig(batch_size=64, actors=2)
-    embedded = embed_sets(ModelRef("pid", ProcessModel()), {"t": texts}, tmp_path, two, show_progress=False)
-    assert len(set(embedded.vectors("t", texts["id"])[""][:, 0])) == 2  # both actors took part of the shard
+    # a shard per model, cut into blocks of 192, 192, 192 and 24 rows: the last block of one model and the first of
+    # the next make one batch, whose vectors differ in width
+    texts = pd.DataFrame({"id": [f"t{i}" for i in range(600)], "text": [f"text {'a' * (i % 7)}" for i in range(600)]})
+    pid, two = ModelRef("pid", ProcessModel()), ModelRef("two", TwoAspectModel())
+    cfg = EvaluationConfig(batch_size=64, actors=2)
+    by_pid, by_two = embed_sets([pid, two], {"t": texts}, tmp_path, cfg, show_progress=False)
+    assert (by_pid.spec, by_two.spec) == (pid, two) and by_two.aspects == ["length", "vowels"]
+    assert len(set(by_pid.vectors("t", texts["id"])[""][:, 0])) == 2  # both actors took part of the shard
+    assert by_two.vectors("t", texts["id"])["length"][:, 0].tolist() == [len(t) for t in texts["text"]]
 
 
 def test_shards_are_sorted_longest_first_and_cut_only_when_too_few():
     chunk = pd.DataFrame({"id": list("abcde"), "text": ["xx", "xxxxx", "x", "xxxx", "xxx"]})
-    shard = _longest_first("k", chunk)
+    shard = _longest_first(1, "k", chunk)
     assert shard["id"].tolist() == ["b", "d", "e", "a", "c"] and (shard["shard"] == "k").all()
+    assert (shard["model"] == 1).all()
     assert len(_blocks([shard] * 8, 8, 2)) == 8  # enough shards: one block each
     pieces = _blocks([shard], 3, 2)  # one shard for 3 wanted blocks: pieces of whole batches
     assert [piece["id"].tolist() for piece in pieces] == [["b", "d"], ["e", "a"], ["c"]]
