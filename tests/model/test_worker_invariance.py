@@ -74,7 +74,7 @@ def _step(rank: int, world: int, model_dir: str, texts: list[str], loss: str) ->
         with torch.no_grad():
             for p in reference.module.parameters():
                 p.add_(0.1 * torch.randn_like(p))
-        reference.ready(torch.device("cpu"), cfg)
+        reference.ready(torch.device("cpu"), cfg, bf16=False)
     engine, *_ = deepspeed.initialize(
         model=model, model_parameters=parameter_groups(model, cfg.weight_decay), config=deepspeed_config(cfg)
     )

@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -189,8 +189,7 @@ def fit(spec: LoopSpec, rows: pd.DataFrame, session: Session) -> None:
     tracker = Tracker(spec.tracking, spec.run_id) if rank == 0 and spec.tracking and spec.run_id else None
     log = _progress(rank, tracker)
     setup = {"setup_s": time.perf_counter() - started}
-    spec, state.cpu_bf16 = _one_precision(spec, state.cpu_bf16, rank, dist, log, state.step)
-    cfg = spec.cfg
+    state.cpu_bf16 = bf16 = _one_precision(cfg, state.cpu_bf16, rank, dist, log, state.step)
     start_step = state.step
     evaluate = _Evaluator(engine, spec, state, session, log, start_step, average)
     if resumed:
@@ -202,9 +201,9 @@ def fit(spec: LoopSpec, rows: pd.DataFrame, session: Session) -> None:
     batches = global_batches(rows, cfg.batch_size, rank, world, cfg.seed, start_step)
     meter = Meter()
     clock = EvaluationClock(cfg, engine.device, dist)
-    forward = precision.training_forward(engine, cfg)
+    forward = precision.training_forward(engine, bf16)
     if reference is not None:
-        reference.ready(engine.device, cfg)
+        reference.ready(engine.device, cfg, bf16)
     engine.train()
     while state.step < cfg.max_steps:
         batch = {key: value.to(engine.device) for key, value in collate(next(batches)).items()}
@@ -301,7 +300,7 @@ class _Evaluator:
         engine, spec, state, session = self.engine, self.spec, self.state, self.session
         started = time.perf_counter()
         with self.average.candidate(engine.module):
-            validated = _shared_evaluation(engine.module, spec, session)
+            validated = _shared_evaluation(engine.module, spec, session, bool(state.cpu_bf16))
         metrics = validated.metrics | state.drift(validated.drift_vectors)
         improved = state.record(
             metrics["val_score"],
@@ -360,25 +359,25 @@ def _seconds(phase: str, started: float) -> dict[str, float]:
 
 
 def _one_precision(
-    spec: LoopSpec,
+    cfg: TrainingConfig,
     recorded: bool | None,
     rank: int,
     dist: Any,
     log: Callable[[str, dict[str, float], int], None],
     step: int,
-) -> tuple[LoopSpec, bool]:
-    """The run's CPU precision, decided on rank 0 (`precision.run_precision`) and followed by every worker: `spec`
-    with `training.cpu_bf16` fixed to it, and the value the loop state records."""
-    decided: list[Any] = [precision.run_precision(spec.cfg, recorded) if rank == 0 else None]
+) -> bool:
+    """Whether the run's CPU forwards use bf16, decided on rank 0 (`precision.run_precision`) and followed by every
+    worker; the loop state records it (the run's record, not its config), so a resumed run keeps it."""
+    decided: list[Any] = [precision.run_precision(cfg, recorded) if rank == 0 else None]
     if dist.is_initialized() and dist.get_world_size() > 1:
         dist.broadcast_object_list(decided, src=0)
     bf16, why = decided[0]
     if bf16:
         log(f"forwards run under bf16 autocast, weights and loss in fp32 ({why})", {"cpu_bf16": 1.0}, step)
-    return replace(spec, cfg=spec.cfg.model_copy(update={"cpu_bf16": bf16})), bf16
+    return bool(bf16)
 
 
-def _shared_evaluation(model: Any, spec: LoopSpec, session: Session) -> Validated:
+def _shared_evaluation(model: Any, spec: LoopSpec, session: Session, bf16: bool) -> Validated:
     """Rank 0 evaluates and broadcasts its numbers; under ZeRO-3 every rank joins its collective forwards.
 
     Below ZeRO-3 the other workers would only repeat rank 0's work, and on a shared CPU node they would take its
@@ -391,7 +390,7 @@ def _shared_evaluation(model: Any, spec: LoopSpec, session: Session) -> Validate
     evaluates = session.rank == 0 or not alone
     node_cpus = int(spec.cfg.cpus_per_worker * session.local_world)
     threads = node_cpus if alone and not spec.cfg.use_gpu else None
-    with _torch_threads(threads), precision.autocast(spec.cfg), attention.encoding(model):
+    with _torch_threads(threads), precision.autocast(bf16), attention.encoding(model):
         shared = [spec.validate(model, spec.validation) if evaluates else None]
     if dist.is_initialized() and dist.get_world_size() > 1:
         dist.broadcast_object_list(shared, src=0)

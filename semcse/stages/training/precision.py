@@ -48,21 +48,16 @@ def run_precision(cfg: TrainingConfig, recorded: bool | None = None) -> tuple[bo
     return False, "this CPU has no native bf16"
 
 
-def uses_cpu_bf16(cfg: TrainingConfig) -> bool:
-    """Whether this CPU run's forwards use bf16 autocast (`run_precision` without a recorded precision). The base
-    model and every step are validated in the same precision, so their comparison stays paired."""
-    return run_precision(cfg)[0]
+def autocast(bf16: bool) -> contextlib.AbstractContextManager[Any]:
+    """bf16 autocast where the run decided on it (`run_precision`), nothing otherwise (validation runs inside it):
+    the base model and every step are validated in the same precision, so their comparison stays paired."""
+    return torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
 
 
-def autocast(cfg: TrainingConfig) -> contextlib.AbstractContextManager[Any]:
-    """bf16 autocast where `uses_cpu_bf16`, nothing otherwise (validation runs inside it)."""
-    return torch.autocast("cpu", dtype=torch.bfloat16) if uses_cpu_bf16(cfg) else contextlib.nullcontext()
-
-
-def training_forward(model: Callable[..., torch.Tensor], cfg: TrainingConfig) -> Callable[..., torch.Tensor]:
-    """`model` for an objective's loss: where `uses_cpu_bf16`, each call runs under bf16 autocast and returns fp32
+def training_forward(model: Callable[..., torch.Tensor], bf16: bool) -> Callable[..., torch.Tensor]:
+    """`model` for an objective's loss: in a bf16 run, each call runs under bf16 autocast and returns fp32
     embeddings, so the loss outside it is computed in fp32 (gradients flow back through the cast)."""
-    if not uses_cpu_bf16(cfg):
+    if not bf16:
         return model
 
     def forward(**inputs: torch.Tensor) -> torch.Tensor:

@@ -33,11 +33,11 @@ class BaseReference:
         """The reference where the run keeps the base model's similarities, else None (nothing is copied)."""
         return cls(model) if cfg.base_similarity_weight else None
 
-    def ready(self, device: torch.device, cfg: TrainingConfig) -> BaseReference:
+    def ready(self, device: torch.device, cfg: TrainingConfig, bf16: bool) -> BaseReference:
         """On the engine's device, in bf16 on GPU as DeepSpeed trains there (`engine.deepspeed_config`), and on CPU
-        in the precision the run's forwards settled on (`precision.training_forward` of the run's final config)."""
+        in the precision the run's forwards settled on (`bf16`, `precision.run_precision`)."""
         self.module.to(device, dtype=torch.bfloat16 if cfg.use_gpu else None)
-        self.forward = precision.training_forward(self.module, cfg)
+        self.forward = precision.training_forward(self.module, bf16)
         return self
 
     def embed(self, texts: TokenBatches) -> torch.Tensor:

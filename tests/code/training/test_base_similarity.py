@@ -61,7 +61,7 @@ def test_the_reference_is_a_frozen_copy_of_the_base_and_the_objective_adds_the_w
     model = build_encoder(cfg)
     reference = BaseReference.for_run(model, cfg)
     assert reference is not None
-    reference.ready(torch.device("cpu"), cfg)
+    reference.ready(torch.device("cpu"), cfg, bf16=False)
     anchors = ["Invasive plants alter soil microbes.", "Ants spread seeds far.", "Cane toads poison predators."]
     texts = anchors + ["Soil fungi follow the plants.", "Seeds move with ants.", "Predators die after eating toads."]
     batch = {TEXTS: TokenBatches.build(model.tokenizer, texts, 32, chunk_size=2)}

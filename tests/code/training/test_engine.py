@@ -369,16 +369,16 @@ def test_a_runs_precision_is_its_setting_else_what_it_started_in_else_the_cpus(m
 
 
 def test_cpu_validation_runs_in_bf16_when_asked_and_ranks_as_fp32_does(tiny_encoder_dir: Path) -> None:
-    from semcse.stages.training.precision import autocast, uses_cpu_bf16
+    from semcse.stages.training.precision import autocast, run_precision
 
-    assert uses_cpu_bf16(TrainingConfig(cpu_bf16=True))
-    assert not uses_cpu_bf16(TrainingConfig(cpu_bf16=False))
-    assert not uses_cpu_bf16(TrainingConfig(cpu_bf16=True, use_gpu=True))  # a GPU run is bf16 through DeepSpeed
+    assert run_precision(TrainingConfig(cpu_bf16=True))[0]
+    assert not run_precision(TrainingConfig(cpu_bf16=False))[0]
+    assert not run_precision(TrainingConfig(cpu_bf16=True, use_gpu=True))[0]  # a GPU run is bf16 through DeepSpeed
     encoder = build_encoder(TrainingConfig(base_model=str(tiny_encoder_dir), pairs="crops"))
     texts = [f"topic {i % 4} passage number {i} about {'soil ' * (i % 5)}invasion" for i in range(24)]
-    with autocast(TrainingConfig(cpu_bf16=False)):
+    with autocast(False):
         full = encoder.encode(texts)
-    with autocast(TrainingConfig(cpu_bf16=True)):
+    with autocast(True):
         half = encoder.encode(texts)
     assert half.dtype == np.float32 and not np.array_equal(full, half)  # autocast really ran in bf16
     cosines = (full * half).sum(1) / np.linalg.norm(full, axis=1) / np.linalg.norm(half, axis=1)
@@ -400,12 +400,12 @@ def test_bf16_training_forward_keeps_weights_gradients_and_loss_in_fp32(tiny_enc
     objective = PairObjective(cfg)
     texts = [f"topic {i % 4} passage {i} on {'soil ' * (i % 5)}invasion" for i in range(16)]
     batch = {TEXTS: TokenBatches.build(encoder.tokenizer, texts, 32, 4)}
-    assert training_forward(encoder, cfg.model_copy(update={"cpu_bf16": False})) is encoder  # fp32: untouched
+    assert training_forward(encoder, False) is encoder  # fp32: untouched
 
     def loss_and_grads(precise: bool) -> tuple[float, list[torch.Tensor]]:
         encoder.zero_grad()
         torch.manual_seed(0)  # the same dropout masks in both precisions
-        forward = training_forward(encoder, cfg.model_copy(update={"cpu_bf16": not precise}))
+        forward = training_forward(encoder, not precise)
         loss = objective.loss(forward, batch)
         loss.backward()
         assert loss.dtype == torch.float32
