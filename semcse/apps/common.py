@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from semcse.core.config import ServeConfig, TrainingConfig, format_validation_error
-from semcse.orchestration.serving import key_digest
+from semcse.orchestration.serving import KEY_DIGEST_ENV, key_digest
 
 HEALTH_PATH = "/health"
 
@@ -248,8 +248,8 @@ def create_api(title: str) -> FastAPI:
 
 
 def configure(api: FastAPI, settings: ServeConfig) -> None:
-    """Give the guard this replica's limits and key: the key's SHA-256 from the app's args (what `semcse serve`
-    sends to replicas on every node), else the key in this replica's environment (`api_key_env`)."""
+    """Give the guard this replica's limits and key: the key's SHA-256 from this replica's environment
+    (`KEY_DIGEST_ENV`, what `semcse serve` sends to replicas on every node), else the key there (`api_key_env`)."""
     api.state.max_request_bytes = settings.max_request_bytes
     own = os.environ.get(settings.api_key_env)
-    api.state.api_key_sha256 = settings.api_key_sha256 or (key_digest(own) if own else None)
+    api.state.api_key_sha256 = os.environ.get(KEY_DIGEST_ENV) or (key_digest(own) if own else None)

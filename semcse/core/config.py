@@ -536,7 +536,6 @@ class ServeConfig(Section):
     layout_iterations: int = Field(750, gt=0)
     layout_cache: int = Field(8, gt=0)
     api_key_env: str = "SEMCSE_API_KEY"
-    api_key_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
 
     @field_validator("decoders", mode="before")
     @classmethod

@@ -45,6 +45,9 @@ CREATED_BY = {
 LOOPBACK = ("127.", "localhost", "::1")
 
 
+KEY_DIGEST_ENV = "SEMCSE_API_KEY_SHA256"  # what `semcse serve` sends every replica: the key's digest, not the key
+
+
 def key_digest(key: str) -> str:
     """SHA-256 of an API key, hex: replicas compare digests, so the key itself never travels in a config."""
     return hashlib.sha256(key.encode()).hexdigest()
@@ -105,21 +108,16 @@ def add_env(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     return config
 
 
-def with_key(settings: ServeConfig) -> ServeConfig:
-    """The settings with the API key's digest when the key is set here (`api_key_env`), for replicas on every node.
-
-    Listening beyond loopback without a key is refused unless `no_auth` says an open service is meant.
-    """
+def key_env(settings: ServeConfig) -> dict[str, str]:
+    """The API key's digest for every replica's environment when the key is set here (`api_key_env`), else {}."""
     key = os.environ.get(settings.api_key_env)
-    if key:
-        return settings.model_copy(update={"api_key_sha256": key_digest(key)})
-    return settings
+    return {KEY_DIGEST_ENV: key_digest(key)} if key else {}
 
 
-def check_auth(config: dict[str, Any], settings: ServeConfig) -> None:
-    """Refuse to listen beyond this machine without an API key, unless asked to (`--no-auth`)."""
+def check_auth(config: dict[str, Any], settings: ServeConfig, keyed: bool) -> None:
+    """Refuse to listen beyond this machine without an API key (`keyed`), unless asked to (`--no-auth`)."""
     host = str(config.get("http_options", {}).get("host", "127.0.0.1"))
-    if host.startswith(LOOPBACK) or settings.api_key_sha256 or settings.no_auth:
+    if host.startswith(LOOPBACK) or keyed or settings.no_auth:
         return
     raise ConfigError(
         f"serving on {host} without an API key: anyone who reaches this machine could use the service. "
@@ -226,13 +224,13 @@ def prepare_deployment(
     """
     from semcse.core.runtime import cluster_cpus, cluster_shape, connect, target_address, worker_env
 
-    settings = with_key(cfg.serve)
-    plan = deploy_config(apps_file, settings, apps)
-    check_auth(plan, settings)
+    key = key_env(cfg.serve)
+    plan = deploy_config(apps_file, cfg.serve, apps)
+    check_auth(plan, cfg.serve, keyed=bool(key))
     plan, notes = check_parts(plan, cfg.tracking)
     cfg = connect(cfg)
     check_reachable_by_replicas(plan, cluster_shape(target_address(cfg.ray)))
-    add_env(plan, worker_env(cfg.tracking.tracking_uri if cfg.tracking.enabled else None))
+    add_env(plan, worker_env(cfg.tracking.tracking_uri if cfg.tracking.enabled else None) | key)
     if target_address(cfg.ray) is None:
         plan, fitted = fit_to_cluster(plan, cluster_cpus())
         notes += fitted
