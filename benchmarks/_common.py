@@ -211,7 +211,7 @@ def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig, bf16:
         per_device_train_batch_size=cfg.batch_size,
         max_steps=cfg.max_steps,
         learning_rate=cfg.learning_rate,
-        warmup_steps=cfg.effective_warmup_steps,
+        warmup_steps=cfg.recipe.warmup_steps,
         lr_scheduler_type="linear",
         weight_decay=cfg.weight_decay,
         max_grad_norm=1.0,
@@ -224,7 +224,7 @@ def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig, bf16:
         use_cpu=True,
         bf16=bf16,
     )
-    loss = MultipleNegativesRankingLoss(model, scale=1.0 / cfg.effective_temperature)
+    loss = MultipleNegativesRankingLoss(model, scale=1.0 / cfg.recipe.temperature)
     trainer = SentenceTransformerTrainer(model=model, args=arguments, train_dataset=data, loss=loss)
     start = time.perf_counter()
     output = trainer.train()

@@ -9,6 +9,7 @@ override is checked exactly like a value written in the file.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeGuard
 
@@ -269,9 +270,9 @@ COSINE_RANK_SOFTNESS = 0.05
 class TrainingConfig(Section):
     """Encoder training: pairs, model, loss, optimisation, validation and distribution.
 
-    Unset objective settings follow the pairs mode's recipe (`recipe`), and `pairs: auto` is the LLM-free recipe
-    `data.modes.AUTO`. What each setting does, and why the defaults are what they are: docs/CONFIGURATION.md, "The
-    `training` section", and docs/train.md.
+    Unset objective settings follow the pairs mode's recipe (`recipe`, what the stages read), and `pairs: auto` is
+    the LLM-free recipe `data.modes.AUTO`. What each setting does, and why the defaults are what they are:
+    docs/CONFIGURATION.md, "The `training` section", and docs/train.md.
     """
 
     pairs: str = "semcse"
@@ -382,7 +383,7 @@ class TrainingConfig(Section):
                 "zero_stage 0 with use_gpu: DeepSpeed's stage-0 bf16 optimizer keeps its fp32 master weights where "
                 "the export cannot read them; use zero_stage 1, 2 (the GPU default) or 3"
             )
-        if self.average_with_base and self.effective_zero_stage == 3:
+        if self.average_with_base and self.recipe.zero_stage == 3:
             raise ValueError(
                 "average_with_base with ZeRO-3: each worker holds only a shard of the weights the candidate "
                 "averages; use zero_stage 2 (the GPU default) or set average_with_base 0"
@@ -411,60 +412,42 @@ class TrainingConfig(Section):
         return not needs_texts(self.pairs)
 
     @property
-    def effective_loss(self) -> Literal["triplet", "infonce"]:
-        """The mode's recipe unless set: InfoNCE for crop modes and aspect encoders, SemCSE's triplet otherwise."""
-        if self.loss is not None:
-            return self.loss
-        return "infonce" if self.crop_based or self.pairs.startswith(ASPECT_PREFIX) else "triplet"
+    def recipe(self) -> Recipe:
+        """The objective and schedule settings with the mode's defaults where unset: crop modes follow the cropping
+        paper (InfoNCE, τ 0.05, linear warm-up over the first 10% of steps), aspect encoders train with InfoNCE and
+        SemCSE with its triplet loss at τ 0.07 from full rate; ZeRO-2 on GPU, 0 on CPU (docs/CONFIGURATION.md)."""
+        crop = self.crop_based
+        loss = self.loss or ("infonce" if crop or self.pairs.startswith(ASPECT_PREFIX) else "triplet")
+        warmup = max(1, self.max_steps // 10) if crop else 0
+        return Recipe(
+            loss=loss,
+            temperature=self.temperature if self.temperature is not None else 0.05 if crop else 0.07,
+            warmup_steps=self.warmup_steps if self.warmup_steps is not None else warmup,
+            zero_stage=self.zero_stage if self.zero_stage is not None else 2 if self.use_gpu else 0,
+        )
 
-    @property
-    def effective_temperature(self) -> float:
-        """The paper defaults: 0.05 for crop-based pairs, 0.07 otherwise, unless set explicitly."""
-        if self.temperature is not None:
-            return self.temperature
-        return 0.05 if self.crop_based else 0.07
 
-    @property
-    def effective_warmup_steps(self) -> int:
-        """Crop modes warm up linearly over the first 10% of steps (cropping paper); SemCSE starts at full rate."""
-        if self.warmup_steps is not None:
-            return self.warmup_steps
-        return max(1, self.max_steps // 10) if self.crop_based else 0
+@dataclass(frozen=True)
+class Recipe:
+    """What a run trains with, every setting decided (`TrainingConfig.recipe`): the stages read this, not the
+    optional fields behind it."""
 
-    @property
-    def effective_zero_stage(self) -> int:
-        """DeepSpeed ZeRO stage unless set: 2 on GPU (partitioned gradients and optimizer state are what let a
-        large encoder fit), 0 on CPU, where a run trains a small encoder in host memory and partitioning only adds
-        collectives."""
-        if self.zero_stage is not None:
-            return self.zero_stage
-        return 2 if self.use_gpu else 0
-
-    @property
-    def rank_softness(self) -> float:
-        """How smooth validation's decision ranks are (`training.validation`): `COSINE_RANK_SOFTNESS` for cosine
-        (InfoNCE) models, 0 (hard ranks, as SemCSE validates) for the triplet loss's Euclidean space.
-
-        A fixed scale, not the run's temperature: `val_score` must compare the trials of a study that varies τ."""
-        return COSINE_RANK_SOFTNESS if self.effective_loss == "infonce" else 0.0
+    loss: Literal["triplet", "infonce"]
+    temperature: float
+    warmup_steps: int
+    zero_stage: int
 
     @property
     def similarity(self) -> Literal["euclidean", "cosine"]:
         """The geometry the loss trains, used for validation ranks and saved with the model."""
-        return "euclidean" if self.effective_loss == "triplet" else "cosine"
+        return "euclidean" if self.loss == "triplet" else "cosine"
 
-    def recipe(self) -> dict[str, object]:
-        """The resolved objective settings (those the loss uses), printed at the start of a run and logged."""
-        objective: dict[str, object] = (
-            {"loss": "triplet", "margin": self.margin, "anchor_l2_weight": self.anchor_l2_weight}
-            if self.effective_loss == "triplet"
-            else {"loss": "infonce", "temperature": self.effective_temperature}
-        )
-        return objective | {
-            "learning_rate": self.learning_rate,
-            "warmup_steps": self.effective_warmup_steps,
-            "weight_decay": self.weight_decay,
-        }
+    @property
+    def rank_softness(self) -> float:
+        """How smooth validation's decision ranks are (`training.validation`): `COSINE_RANK_SOFTNESS` for cosine
+        (InfoNCE) models, 0 (hard ranks, as SemCSE validates) for the triplet loss's Euclidean space; a fixed scale,
+        not the run's τ, so that `val_score` compares the trials of a study that varies τ."""
+        return COSINE_RANK_SOFTNESS if self.loss == "infonce" else 0.0
 
 
 class EvaluationConfig(Section):

@@ -150,7 +150,7 @@ class DirectObjective:
         self.max_length = cfg.max_length
         self.forward_batch_size = cfg.forward_batch_size
         self.n_aspects = n_aspects
-        self.criterion = build_pair_loss("infonce", temperature=cfg.effective_temperature)
+        self.criterion = build_pair_loss("infonce", temperature=cfg.recipe.temperature)
         self.terms: dict[str, torch.Tensor] = {}
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:

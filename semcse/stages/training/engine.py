@@ -31,8 +31,8 @@ def build_encoder(cfg: TrainingConfig, notes: list[str] | None = None) -> TextEn
         max_length=cfg.export_max_length,
         projection_dim=cfg.projection_dim if cfg.projection else None,
     )
-    encoder.similarity = cfg.similarity
-    if cfg.effective_loss == "triplet" and encoder.normalize:
+    encoder.similarity = cfg.recipe.similarity
+    if cfg.recipe.loss == "triplet" and encoder.normalize:
         encoder.normalize = False
         if notes is not None:
             notes.append(
@@ -120,13 +120,13 @@ def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
             "type": "WarmupDecayLR",
             "params": {
                 "total_num_steps": cfg.max_steps,
-                "warmup_num_steps": max(1, cfg.effective_warmup_steps),
-                "warmup_min_lr": 0.0 if cfg.effective_warmup_steps else cfg.learning_rate,
+                "warmup_num_steps": max(1, cfg.recipe.warmup_steps),
+                "warmup_min_lr": 0.0 if cfg.recipe.warmup_steps else cfg.learning_rate,
                 "warmup_max_lr": cfg.learning_rate,
                 "warmup_type": "linear",
             },
         },
-        "zero_optimization": {"stage": cfg.effective_zero_stage},
+        "zero_optimization": {"stage": cfg.recipe.zero_stage},
         "bf16": {"enabled": cfg.use_gpu},
         "gradient_clipping": 1.0,
         "steps_per_print": 10**9,

@@ -386,7 +386,7 @@ def _shared_evaluation(model: Any, spec: LoopSpec, session: Session, bf16: bool)
     """
     import torch.distributed as dist
 
-    alone = spec.cfg.effective_zero_stage != 3
+    alone = spec.cfg.recipe.zero_stage != 3
     evaluates = session.rank == 0 or not alone
     node_cpus = int(spec.cfg.cpus_per_worker * session.local_world)
     threads = node_cpus if alone and not spec.cfg.use_gpu else None

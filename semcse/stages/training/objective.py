@@ -66,13 +66,13 @@ class PairObjective:
         self.max_length = cfg.max_length
         self.forward_batch_size = cfg.forward_batch_size
         self.criterion = build_pair_loss(
-            cfg.effective_loss,
-            temperature=cfg.effective_temperature,
+            cfg.recipe.loss,
+            temperature=cfg.recipe.temperature,
             margin=cfg.margin,
             anchor_l2_weight=cfg.anchor_l2_weight,
         )
         self.base_weight = cfg.base_similarity_weight
-        self.keep_base = BaseSimilarityLoss(cfg.effective_temperature)
+        self.keep_base = BaseSimilarityLoss(cfg.recipe.temperature)
         self.terms: dict[str, torch.Tensor] = {}
 
     def collate_fn(self, model: nn.Module, seed: int) -> Callable[[dict[str, np.ndarray]], Batch]:

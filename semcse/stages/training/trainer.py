@@ -77,12 +77,12 @@ def prepare(cfg: RunConfig) -> PreparedData:
         tc.pairs,
         val_rows,
         tc.val_size,
-        tc.similarity,
+        tc.recipe.similarity,
         tc.seed,
         tc.max_length,
         labels=labels,
         label_k=cfg.evaluation.agreement_k,
-        softness=tc.rank_softness,
+        softness=tc.recipe.rank_softness,
         reference=labelled.sample(n=min(tc.label_reference, len(labelled)), random_state=tc.seed),
         pool=train_corpus,
         distractors=tc.val_distractors,
@@ -109,7 +109,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
         )
     if tc.base_similarity_weight:
         notes.append(
-            f"loss: {tc.effective_loss} plus {tc.base_similarity_weight:g} × the KL divergence of each anchor's "
+            f"loss: {tc.recipe.loss} plus {tc.base_similarity_weight:g} × the KL divergence of each anchor's "
             f"in-batch similarities from the base model's (training.base_similarity_weight; one more forward pass "
             f"per step)"
         )
@@ -251,19 +251,29 @@ def train(
     `callbacks` observe every step in the workers; `ray_callbacks` go to Ray Train's controller (Tune's)."""
     prepared = prepared or prepare(cfg)
     tc = prepared.training
-    recipe = tc.recipe()
-    described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in recipe.items())
+    recipe = tc.recipe
+    objective: dict[str, object] = (
+        {"loss": "triplet", "margin": tc.margin, "anchor_l2_weight": tc.anchor_l2_weight}
+        if recipe.loss == "triplet"
+        else {"loss": "infonce", "temperature": recipe.temperature}
+    )
+    objective |= {
+        "learning_rate": tc.learning_rate,
+        "warmup_steps": recipe.warmup_steps,
+        "weight_decay": tc.weight_decay,
+    }
+    described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in objective.items())
     banner = [
         f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
         f"validation; {logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size} pairs, "
-        f"ZeRO-{tc.effective_zero_stage}, {tc.max_steps} steps; {described}",
+        f"ZeRO-{recipe.zero_stage}, {tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]
     job = TrainingJob(
         stage="train",
         run_name=f"train-{tc.pairs}",
         tags={"stage": "train", "pairs": tc.pairs},
-        params={f"recipe.{k}": v for k, v in recipe.items()}
+        params={f"recipe.{k}": v for k, v in objective.items()}
         | {"corpus.path": cfg.corpus.path}
         | {f"data.{k}": v for k, v in prepared.counts.items()},
         objective=PairObjective(tc),

@@ -6,7 +6,7 @@ of s1 and s2 (not for an aspect encoder, validated on its summaries alone, SemCS
 use the analogues: first ↔ last crop, first ↔ second half of the abstract, and each title → its abstract among the
 validation abstracts and the training abstracts that read most like them (`distractors`). Per-abstract scores and
 per-check ranks are kept, so a step is tested against the base model on the same abstracts (`paired_change`);
-cosine models decide on smooth ranks (`TrainingConfig.rank_softness`); with corpus labels, `val_label_agreement`
+cosine models decide on smooth ranks (`Recipe.rank_softness`); with corpus labels, `val_label_agreement`
 guards the topics; `val_base_drift` says how far a step moved from the base model's similarities and decides
 nothing. Why each check is as it is: docs/train.md, "Candidate zero" and "Guards".
 """

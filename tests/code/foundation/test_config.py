@@ -10,7 +10,7 @@ from semcse.core.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, fla
 def test_defaults_validate():
     cfg = load_config()
     assert isinstance(cfg, RunConfig)
-    assert cfg.training.loss is None and cfg.training.effective_loss == "triplet"
+    assert cfg.training.loss is None and cfg.training.recipe.loss == "triplet"
     assert cfg.generation.prompts is None and cfg.generation.samples_per_prompt == 3
 
 
@@ -26,32 +26,29 @@ def test_defaults_validate():
 )
 def test_unset_objective_settings_follow_the_pairs_mode(pairs, loss, temperature, warmup):
     training = load_config(None, [f"training.pairs={pairs}", "training.max_steps=1000"]).training
-    assert (training.effective_loss, training.effective_temperature, training.effective_warmup_steps) == (
-        loss,
-        temperature,
-        warmup,
-    )
-    assert training.recipe()["loss"] == loss
+    recipe = training.recipe
+    assert (recipe.loss, recipe.temperature, recipe.warmup_steps) == (loss, temperature, warmup)
+    assert training.loss is None and training.temperature is None  # what the user wrote stays unset
     explicit = load_config(None, [f"training.pairs={pairs}", "training.loss=triplet", "training.warmup_steps=7"])
-    assert explicit.training.effective_loss == "triplet" and explicit.training.effective_warmup_steps == 7
+    assert explicit.training.recipe.loss == "triplet" and explicit.training.recipe.warmup_steps == 7
 
 
 def test_validation_ranks_one_scale_whatever_the_temperature():
     # a study varying τ scores its trials' val_score on one scale; the triplet loss keeps hard ranks
     softness = {
-        tau: load_config(None, ["training.pairs=title", f"training.temperature={tau}"]).training.rank_softness
+        tau: load_config(None, ["training.pairs=title", f"training.temperature={tau}"]).training.recipe.rank_softness
         for tau in (0.02, 0.05, 0.2)
     }
     assert set(softness.values()) == {COSINE_RANK_SOFTNESS}
-    assert load_config(None, ["training.pairs=summaries"]).training.rank_softness == 0.0
+    assert load_config(None, ["training.pairs=summaries"]).training.recipe.rank_softness == 0.0
 
 
 @pytest.mark.parametrize(("gpu", "stage"), [(False, 0), (True, 2)])
 def test_unset_zero_stage_follows_the_device(gpu, stage):
     training = load_config(None, [f"training.use_gpu={str(gpu).lower()}"]).training
-    assert training.effective_zero_stage == stage
+    assert training.recipe.zero_stage == stage
     explicit = load_config(None, [f"training.use_gpu={str(gpu).lower()}", "training.zero_stage=3"]).training
-    assert explicit.effective_zero_stage == 3
+    assert explicit.recipe.zero_stage == 3
 
 
 def test_yaml_and_typed_overrides(tmp_path):
@@ -61,7 +58,7 @@ def test_yaml_and_typed_overrides(tmp_path):
     assert cfg.name == "x"
     assert cfg.training.batch_size == 16 and cfg.training.pairs == "crops"
     assert cfg.evaluation.suites == ["semantic", "knn"]
-    assert cfg.training.effective_temperature == 0.05
+    assert cfg.training.recipe.temperature == 0.05
 
 
 def test_unknown_key_names_its_path(tmp_path):

@@ -79,7 +79,7 @@ def test_the_reference_is_a_frozen_copy_of_the_base_and_the_objective_adds_the_w
     batch[BASE] = base
     with torch.no_grad():
         vectors = batch[TEXTS].encode(model)
-        term = BaseSimilarityLoss(cfg.effective_temperature)(vectors[:3], vectors[3:], base[:3], base[3:])
+        term = BaseSimilarityLoss(cfg.recipe.temperature)(vectors[:3], vectors[3:], base[:3], base[3:])
         assert term.item() > 0
         combined, contrastive = objective.loss(model, batch), plain.loss(model, batch)
     assert combined.item() == pytest.approx(contrastive.item() + 2.0 * term.item(), rel=1e-5)
