@@ -61,7 +61,7 @@ NEAREST = 3
 
 @dataclass
 class UpdateReport:
-    """What an update did. Its counts are validation's (`data.validation.ValidationCounts`, which reconciles them):
+    """What an update did. Its counts are validation's (`data.validation.ValidationCounts`, which reconcile):
     new = added + merged + skipped + rejected, replaced ⊆ added."""
 
     key: str

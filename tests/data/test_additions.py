@@ -7,6 +7,7 @@ import pandas as pd
 from semcse.core.config import CorpusConfig
 from semcse.core.data.io import read_raw
 from semcse.core.data.validation import merge_additions, validate
+from tests.data.counts import check_reconciles
 
 TEXT = "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region."
 
@@ -34,6 +35,7 @@ ROWS = [
 
 def test_existing_ids_are_skipped_or_rejected_as_conflicts(tmp_path) -> None:
     result = validate(_new_rows(tmp_path, ROWS), CorpusConfig(), against=_corpus(4))
+    check_reconciles(result)
     report = result.report
     assert (report.total, report.accepted, report.skipped, report.rejected) == (5, 1, 1, 3)
     assert report.total == report.accepted + report.skipped + report.rejected
@@ -45,6 +47,7 @@ def test_existing_ids_are_skipped_or_rejected_as_conflicts(tmp_path) -> None:
 
 def test_replace_accepts_the_new_text_of_an_existing_id(tmp_path) -> None:
     result = validate(_new_rows(tmp_path, ROWS), CorpusConfig(), against=_corpus(4), replace=True)
+    check_reconciles(result)
     report = result.report
     assert (report.accepted, report.skipped, report.rejected, report.replaced) == (2, 1, 2, 1)
     assert result.replaced == ["p2"] and set(result.accepted["id"]) == {"p9", "p2"}
@@ -53,6 +56,7 @@ def test_replace_accepts_the_new_text_of_an_existing_id(tmp_path) -> None:
 def test_merge_replaces_by_id_and_is_idempotent(tmp_path) -> None:
     corpus = _corpus(4).assign(topic="ecology")
     result = validate(_new_rows(tmp_path, ROWS), CorpusConfig(), against=corpus, replace=True)
+    check_reconciles(result)
     merged = merge_additions(corpus, result.accepted)
     assert list(merged["id"]) == ["p0", "p1", "p3", "p9", "p2"]
     assert merged.set_index("id").loc["p2", "abstract"].endswith("Revised.")
@@ -62,4 +66,5 @@ def test_merge_replaces_by_id_and_is_idempotent(tmp_path) -> None:
 
 def test_without_a_corpus_nothing_is_skipped(tmp_path) -> None:
     result = validate(_new_rows(tmp_path, ROWS[:1]), CorpusConfig())
+    check_reconciles(result)
     assert (result.report.accepted, result.report.skipped, result.report.replaced) == (1, 0, 0)

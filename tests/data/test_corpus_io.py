@@ -12,19 +12,14 @@ import pytest
 from semcse.core.config import CorpusConfig
 from semcse.core.data.io import CorpusError, read_corpus, read_raw
 from semcse.core.data.validation import validate
+from tests.data.counts import check_reconciles
 
 GOOD = "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region."
 
 
-def _check_reconciles(result):
-    report = result.report
-    assert report.total == report.accepted + report.merged + report.rejected
-    assert len(result.accepted) == report.accepted and len(result.rejects) == report.rejected
-    assert sum(report.reasons.values()) == report.rejected
-
-
 def test_sample_corpus_is_clean(sample_corpus_path):
     result = validate(read_raw(sample_corpus_path, CorpusConfig()), CorpusConfig())
+    check_reconciles(result)
     assert result.report.accepted == 40 and result.report.rejected == 0
     assert set(result.accepted.columns) >= {"id", "title", "abstract", "topic"}
 
@@ -36,6 +31,7 @@ def test_csv_missing_abstract_column(tmp_path):
         read_raw(path, CorpusConfig())
     cfg = CorpusConfig(abstract_col="summary", min_abstract_chars=1)
     result = validate(read_raw(path, cfg), cfg)
+    check_reconciles(result)
     assert result.report.accepted == 1 and result.accepted.loc[0, "abstract"] == "some text"
 
 
@@ -60,7 +56,7 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path):
     )
     path.write_bytes(payload)
     result = validate(read_raw(path, CorpusConfig()), CorpusConfig())
-    _check_reconciles(result)
+    check_reconciles(result)
     assert result.report.total == 9
     assert list(result.accepted["id"]) == ["a"]
     reasons = result.report.reasons
@@ -89,7 +85,7 @@ def test_duplicate_keeps_first_valid_row(tmp_path):
         path, index=False
     )
     result = validate(read_raw(path, CorpusConfig()), CorpusConfig())
-    _check_reconciles(result)
+    check_reconciles(result)
     assert result.accepted["abstract"].tolist() == [GOOD]
     assert result.report.reasons == {"empty abstract": 1, "duplicate id": 1}
 
@@ -126,5 +122,5 @@ def test_user_column_names(tmp_path, sample_records):
 def test_real_corpus_validates_and_reconciles(shared_data):
     cfg = CorpusConfig()
     result = validate(read_raw(shared_data / "medical_abstracts.parquet", cfg), cfg)
-    _check_reconciles(result)
+    check_reconciles(result)
     assert result.report.accepted > 0.95 * result.report.total

@@ -13,6 +13,7 @@ from semcse.core.data.split import frame_splits
 from semcse.core.data.validation import grow_duplicates, validate
 from semcse.core.vector_index import VectorIndexError
 from semcse.stages.search import SearchIndex
+from tests.data.counts import check_reconciles
 
 ABSTRACT = (
     "Invasive crayfish alter the structure of freshwater food webs in many lakes across the region, and their "
@@ -40,6 +41,7 @@ ROWS = [
 
 def test_exact_copies_are_merged_into_the_first_and_counted() -> None:
     result = validate(_raw(ROWS), CorpusConfig())
+    check_reconciles(result)
     assert result.accepted["id"].tolist() == ["a", "b", "d"]
     counts = result.report
     assert (counts.total, counts.accepted, counts.merged, counts.exact, counts.likely) == (5, 3, 2, 2, 1)
@@ -52,6 +54,7 @@ def test_exact_copies_are_merged_into_the_first_and_counted() -> None:
 
 def test_likely_copies_are_merged_when_told_to() -> None:
     result = validate(_raw(ROWS), CorpusConfig(merge_likely_duplicates=True))
+    check_reconciles(result)
     assert result.accepted["id"].tolist() == ["a", "b"]
     assert result.report.merged == 3 and result.duplicates.set_index("id").loc["d", "kept"] == "a"
     assert result.report.equation() == "in = accepted + merged + rejected: 5 = 2 + 3 + 0"
@@ -60,12 +63,14 @@ def test_likely_copies_are_merged_when_told_to() -> None:
 def test_papers_that_only_share_a_title_stay_apart() -> None:
     other = "Signal crayfish carry a plague that kills native crayfish; we traced its spread through ten rivers."
     result = validate(_raw([ROWS[0], ("z", ROWS[0][1], other)]), CorpusConfig())
+    check_reconciles(result)
     assert result.report.accepted == 2 and result.duplicates.empty
 
 
 def test_new_rows_merge_into_the_corpus_and_its_papers_never_leave() -> None:
     corpus = validate(_raw(ROWS[:2]), CorpusConfig()).accepted
     added = validate(_raw([("new-1", ROWS[2][1], ROWS[2][2]), ("new-2", "x", "y" * 40)]), CorpusConfig(), corpus)
+    check_reconciles(added)
     assert added.accepted["id"].tolist() == ["new-2"] and added.report.merged == 1
     assert added.duplicates[["id", "kept"]].values.tolist() == [["new-1", "a"]]
     # a corpus paper is the one kept, even when the new row comes first in the file
@@ -88,6 +93,7 @@ def test_a_merged_copy_cannot_straddle_the_splits() -> None:
 
 def test_the_index_finds_a_paper_by_a_merged_id_and_the_aliases_travel(tmp_path) -> None:
     result = validate(_raw(ROWS), CorpusConfig())
+    check_reconciles(result)
     paths = result.write(tmp_path / "corpus")
     aliases = read_aliases(paths["duplicates"])
     assert aliases == {"c": "a", "e": "a"}
@@ -116,6 +122,7 @@ def test_an_update_adds_its_duplicates_to_the_corpus_s_once(tmp_path) -> None:
 def test_the_invasion_corpus_merges_its_repeated_papers(shared_data) -> None:
     cfg = CorpusConfig()
     result = validate(read_raw(shared_data / "invasion_biology_unlabelled.parquet", cfg), cfg)
+    check_reconciles(result)
     counts = result.report
     assert counts.total == 37_100 and counts.merged == counts.exact > 1_000 and counts.likely > 1_000
     assert counts.accepted == counts.total - counts.merged - counts.rejected
