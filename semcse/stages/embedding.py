@@ -170,27 +170,13 @@ def embed_sets(
     results, pending = [], []
     targets: dict[str, tuple[list[str], int]] = {}  # one key may serve several sets holding the same texts
     for index, spec in enumerate(specs):
-        result = _plan(spec, sets, out_dir, cfg)
-        settings = {
-            "model": _fingerprint(spec),
-            "pooling": spec.pooling or cfg.pooling,
-            "max_length": cfg.max_length,
-            "aspects": result.aspects,
-        }
-        for set_name, frame in sets.items():
-            target = storage.join(result.directory, set_name)
-            done = finished_keys(target)
-            for start in range(0, len(frame), cfg.shard_rows):
-                chunk = frame.iloc[start : start + cfg.shard_rows]
-                key = content_key(zip(chunk["id"], chunk["text"]), settings)
-                result.sets[set_name].append(key)
-                if key in done:
-                    continue
-                if key in targets:
-                    targets[key][0].append(target)
-                    continue
-                targets[key] = ([target], len(chunk) * len(result.aspects))
-                pending.append(_longest_first(index, key, chunk))
+        result, missing = _plan(spec, sets, out_dir, cfg)
+        for key, target, chunk in missing:
+            if key in targets:
+                targets[key][0].append(target)
+                continue
+            targets[key] = ([target], len(chunk) * len(result.aspects))
+            pending.append(_longest_first(index, key, chunk))
         results.append(result)
     if pending:
         init_ray()
@@ -235,12 +221,26 @@ def embed_sets(
 
 def _plan(
     spec: ModelRef, sets: Mapping[str, pd.DataFrame], out_dir: str | Path, cfg: EvaluationConfig
-) -> ModelEmbeddings:
-    """The model's facts evaluation needs (its geometry and aspects, read from the model) and where its sets go."""
+) -> tuple[ModelEmbeddings, list[tuple[str, str, pd.DataFrame]]]:
+    """Where one model's sets go, with the facts evaluation needs (its geometry and aspects, read from the model),
+    and the shards not stored yet: (content key, set directory, rows) each."""
     probe = load_model(spec, cfg.max_length, cfg.pooling)
     similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
-    directory = storage.join(out_dir, spec.slug)
-    return ModelEmbeddings(spec, similarity, aspects_of(probe), directory, sets={name: [] for name in sets})
+    result = ModelEmbeddings(spec, similarity, aspects_of(probe), storage.join(out_dir, spec.slug))
+    settings = {
+        "model": _fingerprint(spec),
+        "pooling": spec.pooling or cfg.pooling,
+        "max_length": cfg.max_length,
+        "aspects": result.aspects,
+    }
+    missing = []
+    for set_name, frame in sets.items():
+        target = storage.join(result.directory, set_name)
+        done = finished_keys(target)
+        chunks = [frame.iloc[start : start + cfg.shard_rows] for start in range(0, len(frame), cfg.shard_rows)]
+        result.sets[set_name] = [content_key(zip(chunk["id"], chunk["text"]), settings) for chunk in chunks]
+        missing += [(key, target, chunk) for key, chunk in zip(result.sets[set_name], chunks) if key not in done]
+    return result, missing
 
 
 def _longest_first(model: int, key: str, chunk: pd.DataFrame) -> pd.DataFrame:

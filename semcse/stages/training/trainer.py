@@ -240,6 +240,21 @@ def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
         )
 
 
+def _objective_settings(tc: TrainingConfig) -> dict[str, object]:
+    """The settings the run's loss and schedule use (`TrainingConfig.recipe` where unset), printed and logged."""
+    recipe = tc.recipe
+    objective: dict[str, object] = (
+        {"loss": "triplet", "margin": tc.margin, "anchor_l2_weight": tc.anchor_l2_weight}
+        if recipe.loss == "triplet"
+        else {"loss": "infonce", "temperature": recipe.temperature}
+    )
+    return objective | {
+        "learning_rate": tc.learning_rate,
+        "warmup_steps": recipe.warmup_steps,
+        "weight_decay": tc.weight_decay,
+    }
+
+
 def train(
     cfg: RunConfig,
     prepared: PreparedData | None = None,
@@ -251,22 +266,12 @@ def train(
     `callbacks` observe every step in the workers; `ray_callbacks` go to Ray Train's controller (Tune's)."""
     prepared = prepared or prepare(cfg)
     tc = prepared.training
-    recipe = tc.recipe
-    objective: dict[str, object] = (
-        {"loss": "triplet", "margin": tc.margin, "anchor_l2_weight": tc.anchor_l2_weight}
-        if recipe.loss == "triplet"
-        else {"loss": "infonce", "temperature": recipe.temperature}
-    )
-    objective |= {
-        "learning_rate": tc.learning_rate,
-        "warmup_steps": recipe.warmup_steps,
-        "weight_decay": tc.weight_decay,
-    }
+    objective = _objective_settings(tc)
     described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in objective.items())
     banner = [
         f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
         f"validation; {logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size} pairs, "
-        f"ZeRO-{recipe.zero_stage}, {tc.max_steps} steps; {described}",
+        f"ZeRO-{tc.recipe.zero_stage}, {tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]
     job = TrainingJob(
