@@ -27,7 +27,7 @@ import pandas as pd
 from _common import OHSUMED, minilm_dir, ohsumed_split, st_fit
 
 from semcse.core.data.io import write_parquet
-from semcse.stages.embedding import ModelRef
+from semcse.stages.embedding import ModelRef, model_folder
 from semcse.stages.evaluation import aspects, knn, semantic
 from semcse.stages.evaluation.results import SuiteResult
 
@@ -117,10 +117,10 @@ def share_embeddings(model: ModelRef, work: Path, cache: Path) -> None:
     filled is left as it is.
     """
     for suite_dir in SUITE_DIRS.values():
-        linked = work / suite_dir / "embeddings" / model.slug
+        linked = work / suite_dir / "embeddings" / model_folder(model)
         if linked.exists() or linked.is_symlink():
             continue
-        shared = cache / suite_dir / model.slug
+        shared = cache / suite_dir / model_folder(model)
         shared.mkdir(parents=True, exist_ok=True)
         linked.parent.mkdir(parents=True, exist_ok=True)
         linked.symlink_to(shared.resolve(), target_is_directory=True)

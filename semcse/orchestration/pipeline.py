@@ -148,6 +148,7 @@ class Pipeline:
         base model unchanged, there is no trained model: the base is scored (beside the champion, if any)
         once, not a second time under another name, and its row is what register compares.
         """
+        from semcse.stages.embedding import EMBEDDINGS_DIR
         from semcse.stages.evaluation.report import terminal_text
         from semcse.stages.evaluation.runner import evaluate
 
@@ -173,7 +174,7 @@ class Pipeline:
             raise ConfigError("nothing to evaluate on: set evaluation.data or corpus.path")
         out = storage.join(self.run_dir, "evaluation")
         suites = [s for s in cfg.evaluation.suites if s != "decoder"]
-        results = evaluate(suites, models, data, out, cfg)
+        results = evaluate(suites, models, data, out, cfg, embeddings=storage.join(self.run_dir, EMBEDDINGS_DIR))
         tables = {}
         for name, result in results.items():
             log.info("\n%s\n%s", name, terminal_text(result), extra=logs.BLOCK)

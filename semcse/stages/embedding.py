@@ -6,8 +6,9 @@ carry their model, and an actor loads each model on its own node when its first 
 resolved there, never on the driver), then embeds length-sorted batches; a job one actor would do alone runs as
 one Ray task instead, without a pool's start. The driver only groups finished rows by
 shard and writes each shard (the embeddings contract, `data.embeddings`) as soon as it is complete,
-so vectors never pile up in memory, and shards are content-keyed so a rerun, a second suite or the
-map step after the index step reuses them. Shards go to a local directory or a storage URI alike.
+so vectors never pile up in memory. Shards are content-keyed and kept per model's files, whatever its display
+name, so a rerun, a second suite, or the pipeline's index and map after its suites reuse them. Shards go to a
+local directory or a storage URI alike.
 Reading back goes through the contract's reader, which aligns vectors to the caller's ids and
 refuses missing ids, duplicate ids and NaN vectors.
 
@@ -37,7 +38,7 @@ from semcse.core.data.shards import content_key, finished_keys
 from semcse.models.aspects import aspects_of, encode_aspects
 from semcse.stages.evaluation.metrics import Similarity, as_similarity
 
-EMBEDDINGS_DIR = "embeddings"  # under the run directory: the papers' vectors, shared by the index and the map
+EMBEDDINGS_DIR = "embeddings"  # under the run directory: the vectors its suites, index, map and updates share
 
 
 @dataclass(frozen=True)
@@ -57,14 +58,22 @@ class ModelRef:
             raise EmbeddingError(f"model {text!r} has an empty reference")
         if pooling and pooling not in ("cls", "mean", "last"):
             raise EmbeddingError(f"model {text!r}: unknown pooling {pooling!r}; expected cls, mean or last")
-        default = ref.rstrip("/").rsplit("/", 1)[-1] if not ref.startswith("models:/") else ref[len("models:/") :]
+        default = _ref_label(ref)
         return cls(name=name or (f"{default}#{pooling}" if pooling else default), ref=ref, pooling=pooling or None)
 
-    @property
-    def slug(self) -> str:
-        """A file-system-safe, collision-resistant directory name for this model's embeddings."""
-        clean = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")[:60]
-        return f"{clean}-{hashlib.blake2b(self.name.encode(), digest_size=4).hexdigest()}"
+
+def _ref_label(ref: str) -> str:
+    """A reference's readable part: a path's last folder, or a registry reference's name and version."""
+    return ref.rstrip("/").rsplit("/", 1)[-1] if not ref.startswith("models:/") else ref[len("models:/") :]
+
+
+def model_folder(spec: ModelRef, fingerprint: str | None = None) -> str:
+    """The folder of `spec`'s shards under an embeddings root: named for the model's files, not its display name,
+    so every stage that embeds with the same model (a suite's `trained`, the index's model path) shares them."""
+    fingerprint = fingerprint or _fingerprint(spec)
+    label = _ref_label(str(spec.ref)) if isinstance(spec.ref, str | Path) else type(spec.ref).__name__
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")[:60]
+    return f"{clean}-{hashlib.blake2b(fingerprint.encode(), digest_size=6).hexdigest()}"
 
 
 def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: str = "mean") -> Any:
@@ -164,16 +173,14 @@ def embed_sets(
 
     for set_name, frame in sets.items():
         _check_text_set(set_name, frame)
-    names = [spec.name for spec in specs]
-    if len(set(names)) < len(names):
-        raise EmbeddingError(f"models need distinct names (their vectors are stored by name), got {names}")
     results, pending = [], []
     targets: dict[str, tuple[list[str], int]] = {}  # one key may serve several sets holding the same texts
     for index, spec in enumerate(specs):
         result, missing = _plan(spec, sets, out_dir, cfg)
         for key, target, chunk in missing:
-            if key in targets:
-                targets[key][0].append(target)
+            if key in targets:  # another set, or another name for the same model
+                if target not in targets[key][0]:
+                    targets[key][0].append(target)
                 continue
             targets[key] = ([target], len(chunk) * len(result.aspects))
             pending.append(_longest_first(index, key, chunk))
@@ -226,9 +233,11 @@ def _plan(
     and the shards not stored yet: (content key, set directory, rows) each."""
     probe = load_model(spec, cfg.max_length, cfg.pooling)
     similarity = as_similarity(str(getattr(probe, "similarity", "cosine")))
-    result = ModelEmbeddings(spec, similarity, aspects_of(probe), storage.join(out_dir, spec.slug))
+    fingerprint = _fingerprint(spec)
+    directory = storage.join(out_dir, model_folder(spec, fingerprint))
+    result = ModelEmbeddings(spec, similarity, aspects_of(probe), directory)
     settings = {
-        "model": _fingerprint(spec),
+        "model": fingerprint,
         "pooling": spec.pooling or cfg.pooling,
         "max_length": cfg.max_length,
         "aspects": result.aspects,

@@ -138,7 +138,9 @@ def fold_aspects(
     return judgements, summaries.assign(kind=summaries["kind"].replace(kinds))
 
 
-def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
+def run(
+    models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path, embeddings: str | Path | None = None
+) -> SuiteResult:
     truth = ground_truth(data, cfg)
     judgements, summaries = fold_aspects(truth.judgements, truth.summaries, cfg.multi.merge)
     judged = set(judgements["a"]).union(judgements["b"])
@@ -157,7 +159,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed, units=units)
     rows: dict[str, dict[str, Estimate]] = {}
     details = {}
-    for embedded in embed_sets(models, sets, storage.join(out, "embeddings"), cfg.evaluation):
+    store = embeddings or storage.join(out, "embeddings")
+    for embedded in embed_sets(models, sets, store, cfg.evaluation):
         spec = embedded.spec
         matrix, row = _correlations(embedded, ids, pairs_by_aspect, cfg.evaluation.overlap_k, bootstrap)
         row |= _retrieval(embedded, pairs, bootstrap)

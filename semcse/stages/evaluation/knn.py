@@ -47,7 +47,9 @@ NAME = "knn"
 V_MEASURE_ROWS = 20_000
 
 
-def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
+def run(
+    models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path, embeddings: str | Path | None = None
+) -> SuiteResult:
     frame = load_corpus(data, cfg)
     label_col = label_column(frame, cfg, required=True, source=data)
     papers = text_set(frame["id"], paper_text(frame))
@@ -63,7 +65,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves, metric_used = {}, {}, {}
-    for embedded in embed_sets(models, {"papers": papers}, storage.join(out, "embeddings"), cfg.evaluation):
+    store = embeddings or storage.join(out, "embeddings")
+    for embedded in embed_sets(models, {"papers": papers}, store, cfg.evaluation):
         spec = embedded.spec
         vectors = combined_vectors(embedded.vectors("papers", papers["id"].tolist()))
         similarity = cfg.evaluation.knn_similarity or combined_similarity(embedded)

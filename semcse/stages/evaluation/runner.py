@@ -5,10 +5,10 @@ This is the programmatic entry point (`semcse evaluate` is a thin shell around `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from semcse.core import storage
 from semcse.core.config import ConfigError, RunConfig
@@ -18,7 +18,15 @@ from semcse.stages.evaluation import aspects, knn, semantic
 from semcse.stages.evaluation.report import write_report
 from semcse.stages.evaluation.results import SuiteResult
 
-Suite = Callable[[list[ModelRef], Any, RunConfig, Any], SuiteResult]
+
+class Suite(Protocol):
+    """A suite's `run`: its vectors go under `embeddings` (`<out>/embeddings` when None), its tables to `out`."""
+
+    def __call__(
+        self, models: list[ModelRef], data: Any, cfg: RunConfig, out: Any, embeddings: Any = None
+    ) -> SuiteResult: ...
+
+
 SUITES: dict[str, Suite] = {semantic.NAME: semantic.run, knn.NAME: knn.run, aspects.NAME: aspects.run}
 
 
@@ -40,8 +48,12 @@ def evaluate(
     data: str | Path,
     out: str | Path,
     cfg: RunConfig | None = None,
+    embeddings: str | None = None,
 ) -> dict[str, SuiteResult]:
-    """Run each suite on every model; write `<out>/<suite>/` (CSV, markdown, PNGs) and log to MLflow."""
+    """Run each suite on every model; write `<out>/<suite>/` (CSV, markdown, PNGs) and log to MLflow.
+
+    The vectors go to `embeddings` (default `<out>/embeddings`): the pipeline names its run's store there, so that
+    its index and map steps reuse the papers the knn suite embedded with the trained model."""
     cfg = cfg or RunConfig()
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
@@ -55,7 +67,7 @@ def evaluate(
             | {f"evaluation.{k}": v for k, v in cfg.evaluation.model_dump().items() if k not in {"models", "data"}}
         )
         for suite in suites:
-            result = SUITES[suite](refs, data, cfg, out)
+            result = SUITES[suite](refs, data, cfg, out, embeddings)
             write_report(result, out, cfg.evaluation, tracker)
             results[suite] = result
     return results

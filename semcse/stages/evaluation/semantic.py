@@ -78,7 +78,9 @@ def text_sets(frame: pd.DataFrame, pool: pd.DataFrame, cfg: RunConfig, source: s
     return sets
 
 
-def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path) -> SuiteResult:
+def run(
+    models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Path, embeddings: str | Path | None = None
+) -> SuiteResult:
     frame = load_corpus(data, cfg)
     pool, split_note = evaluated_rows(frame, cfg, data)
     sets = text_sets(frame, pool, cfg, data)
@@ -92,7 +94,8 @@ def run(models: list[ModelRef], data: str | Path, cfg: RunConfig, out: str | Pat
     bootstrap = Bootstrap(cfg.evaluation.bootstrap, cfg.evaluation.seed, units=units)
     rows: dict[str, dict[str, Estimate]] = {}
     spaces, curves = {}, {}
-    for embedded in embed_sets(models, sets, storage.join(out, "embeddings"), cfg.evaluation):
+    store = embeddings or storage.join(out, "embeddings")
+    for embedded in embed_sets(models, sets, store, cfg.evaluation):
         spec = embedded.spec
         rows[spec.name] = _matching_scores(embedded, sets, bootstrap)
         if label_col is not None:
