@@ -171,7 +171,7 @@ def our_pairs(rows: pd.DataFrame, cfg: TrainingConfig) -> tuple[list[str], list[
     from semcse.stages.training.positives import PairSampler
 
     stream = global_batches(rows, cfg.batch_size, 0, 1, cfg.seed)
-    sampler = PairSampler(cfg.pairs, cfg.positive_mix)
+    sampler = PairSampler(cfg.recipe.pairs, cfg.positive_mix)
     anchors: list[str] = []
     positives: list[str] = []
     for _ in range(cfg.max_steps):
@@ -210,7 +210,7 @@ def st_fit(base: Path, rows: pd.DataFrame, out: Path, cfg: TrainingConfig, bf16:
         output_dir=str(out.parent / f"{out.name}-trainer"),
         per_device_train_batch_size=cfg.batch_size,
         max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate,
+        learning_rate=cfg.recipe.learning_rate,
         warmup_steps=cfg.recipe.warmup_steps,
         lr_scheduler_type="linear",
         weight_decay=cfg.weight_decay,

@@ -150,7 +150,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             encoder, wall = trained(cfg, prepared, run_dir)
             status = json.loads((encoder / STATUS_FILE).read_text())
             runs.append(
-                {"model": f"{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": wall}
+                {"model": f"{name}-{seed}", "pairs": prepared.training.recipe.pairs, "wall_s": wall}
                 | status
                 | {"average_with_base": prepared.training.average_with_base}
             )
@@ -161,7 +161,7 @@ def recipes_part(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 models.append(ModelRef(f"{name}-{seed}-last", str(last)))
             if name == "auto" and not args.no_st:
                 st_dir, st_wall = fitted_st(prepared, run_dir)
-                runs.append({"model": f"st-{name}-{seed}", "pairs": prepared.training.pairs, "wall_s": st_wall})
+                runs.append({"model": f"st-{name}-{seed}", "pairs": prepared.training.recipe.pairs, "wall_s": st_wall})
                 models.append(ModelRef(f"st-{seed}", str(st_dir)))
     cfg = crops_config(
         work / "eval",

@@ -283,14 +283,14 @@ class TrainingConfig(Section):
     pooling: Literal["cls", "mean", "last"] | None = None
     projection: bool = False
     projection_dim: int | None = Field(None, gt=0)
-    freeze_embeddings: bool = False
-    freeze_layers: Annotated[int, Field(ge=0)] | Literal["half"] = 0
+    freeze_embeddings: bool | None = None
+    freeze_layers: Annotated[int, Field(ge=0)] | Literal["half"] | None = None
     gradient_checkpointing: bool = False
     max_length: int = Field(256, gt=0)
     export_max_length: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=1)
     forward_batch_size: int = Field(16, ge=0)
-    learning_rate: float = Field(2e-5, gt=0)
+    learning_rate: float | None = Field(None, gt=0)
     weight_decay: float = Field(0.01, ge=0)
     warmup_steps: int | None = Field(None, ge=0)
     max_steps: int = Field(1000, gt=0)
@@ -310,7 +310,7 @@ class TrainingConfig(Section):
     use_gpu: Annotated[bool, NOT_SHAPING] = False
     cpus_per_worker: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
     resources_per_worker: Annotated[dict[str, float], NOT_SHAPING] = Field(default_factory=dict)
-    zero_stage: int | None = Field(None, ge=0, le=3)
+    zero_stage: Annotated[int | None, NOT_SHAPING] = Field(None, ge=0, le=3)  # how optimiser state is split
     cpu_bf16: bool | None = None
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)
@@ -327,25 +327,6 @@ class TrainingConfig(Section):
     register_name: str = "semcse-encoder"
     register_alias: str = "candidate"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mode_recipe(cls, data: Any) -> Any:
-        """`pairs: auto` becomes the chosen LLM-free recipe, and `auto` or title pairs on a pretrained encoder train
-        its upper half (`data.modes.UPPER_HALF`); settings the run gives itself win, and a run that sets either
-        freezing setting sets freezing (`freeze_layers: 0` alone trains every layer)."""
-        if not isinstance(data, dict):
-            return data
-        frozen_given = any(data.get(key) is not None for key in UPPER_HALF)
-        if (
-            not frozen_given
-            and trains_upper_half(data.get("pairs", "semcse"))
-            and not is_scratch(data.get("base_model"))
-        ):
-            data = {**data, **UPPER_HALF}
-        if data.get("pairs") == "auto":
-            data = {**AUTO, **{k: v for k, v in data.items() if k != "pairs" and v is not None}}
-        return data
-
     @field_validator("freeze_layers", mode="wrap")
     @classmethod
     def _layer_count_or_half(cls, value: Any, check: ValidatorFunctionWrapHandler) -> Any:
@@ -359,7 +340,7 @@ class TrainingConfig(Section):
     @field_validator("pairs")
     @classmethod
     def _known_pairs(cls, value: str) -> str:
-        mix_weights(value)
+        mix_weights(AUTO["pairs"] if value == "auto" else value)
         return value
 
     @field_validator("resources_per_worker")
@@ -406,24 +387,32 @@ class TrainingConfig(Section):
         return self.batch_size // self.num_workers
 
     @property
-    def crop_based(self) -> bool:
-        """The LLM-free modes (crops, dropout, titles, their mixes) train on the corpus alone and follow the
-        cropping paper's recipe."""
-        return not needs_texts(self.pairs)
-
-    @property
     def recipe(self) -> Recipe:
-        """The objective and schedule settings with the mode's defaults where unset: crop modes follow the cropping
-        paper (InfoNCE, τ 0.05, linear warm-up over the first 10% of steps), aspect encoders train with InfoNCE and
-        SemCSE with its triplet loss at τ 0.07 from full rate; ZeRO-2 on GPU, 0 on CPU (docs/CONFIGURATION.md)."""
-        crop = self.crop_based
-        loss = self.loss or ("infonce" if crop or self.pairs.startswith(ASPECT_PREFIX) else "triplet")
-        warmup = max(1, self.max_steps // 10) if crop else 0
+        """Every objective, schedule and freezing setting decided, what the stages read: the run's own where set, else
+        `pairs: auto`'s (`data.modes.AUTO`), else the mode's. Crop modes follow the cropping paper (InfoNCE, τ 0.05,
+        linear warm-up over the first 10% of steps), aspect encoders train with InfoNCE and SemCSE with its triplet
+        loss at τ 0.07 from full rate; ZeRO-2 on GPU, 0 on CPU; title pairs on a pretrained encoder train its upper
+        half (`data.modes.UPPER_HALF`) unless the run sets either freezing setting (docs/CONFIGURATION.md)."""
+        chosen = AUTO if self.pairs == "auto" else {}
+
+        def given(name: str, default: Any) -> Any:
+            value = getattr(self, name)
+            return value if value is not None else chosen.get(name, default)
+
+        pairs: str = chosen.get("pairs", self.pairs)
+        crop = not needs_texts(pairs)
+        frozen_given = self.freeze_embeddings is not None or self.freeze_layers is not None
+        upper_half = not frozen_given and trains_upper_half(pairs) and not is_scratch(self.base_model)
+        frozen = UPPER_HALF if upper_half else {}
         return Recipe(
-            loss=loss,
-            temperature=self.temperature if self.temperature is not None else 0.05 if crop else 0.07,
-            warmup_steps=self.warmup_steps if self.warmup_steps is not None else warmup,
-            zero_stage=self.zero_stage if self.zero_stage is not None else 2 if self.use_gpu else 0,
+            pairs=pairs,
+            loss=given("loss", "infonce" if crop or pairs.startswith(ASPECT_PREFIX) else "triplet"),
+            temperature=given("temperature", 0.05 if crop else 0.07),
+            learning_rate=given("learning_rate", 2e-5),
+            warmup_steps=given("warmup_steps", max(1, self.max_steps // 10) if crop else 0),
+            zero_stage=given("zero_stage", 2 if self.use_gpu else 0),
+            freeze_embeddings=given("freeze_embeddings", frozen.get("freeze_embeddings", False)),
+            freeze_layers=given("freeze_layers", frozen.get("freeze_layers", 0)),
         )
 
 
@@ -432,10 +421,19 @@ class Recipe:
     """What a run trains with, every setting decided (`TrainingConfig.recipe`): the stages read this, not the
     optional fields behind it."""
 
+    pairs: str  # the mode trained: `auto` is the one it stands for
     loss: Literal["triplet", "infonce"]
     temperature: float
+    learning_rate: float
     warmup_steps: int
     zero_stage: int
+    freeze_embeddings: bool
+    freeze_layers: int | Literal["half"]
+
+    @property
+    def crop_based(self) -> bool:
+        """The LLM-free modes (crops, dropout, titles, their mixes) train on the corpus alone."""
+        return not needs_texts(self.pairs)
 
     @property
     def similarity(self) -> Literal["euclidean", "cosine"]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import asdict
 from functools import partial
 from typing import Any
 
@@ -74,7 +75,7 @@ class Pipeline:
             raise ConfigError("corpus.path is not set: the pipeline needs a corpus to validate")
         if "train" in steps and not self.cfg.training.base_model:
             raise ConfigError("training.base_model is not set: the pipeline needs a base encoder to train from")
-        needs_generation = not self.cfg.training.crop_based and not self.cfg.generation.model
+        needs_generation = not self.cfg.training.recipe.crop_based and not self.cfg.generation.model
         if "train" in steps and needs_generation and "generate" not in self.state.steps:
             raise ConfigError(
                 f"training.pairs={self.cfg.training.pairs!r} trains on generated texts but generation.model is not "
@@ -331,10 +332,11 @@ def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:
     """Each step's settings (`SHAPED_BY`, less those marked `config.NOT_SHAPING`) from the run config as the user gave
     it.
 
-    `training.pairs: auto` is already the recipe it stands for here, so a version that changes `auto`
-    retrains a run made with the earlier one.
+    Training's settings are recorded as its recipe decides them (`pairs: auto` as the mode and values it stands for),
+    so a version that changes `auto` or a mode's defaults retrains a run made with the earlier one.
     """
     data = cfg.model_dump(mode="json")
+    data["training"] |= asdict(cfg.training.recipe)
     settings: dict[str, dict[str, Any]] = {}
     for step, names in SHAPED_BY.items():
         chosen: dict[str, Any] = {}

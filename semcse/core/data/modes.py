@@ -30,7 +30,8 @@ ASPECT_PREFIX = "aspect:"
 MIX_SEPARATOR = "+"
 LLM_FREE = ("crops", "dropout", "title")
 
-# `--pairs auto`: what a user without an LLM trains; a recipe, so the settings it fixes apply unless the run sets them.
+# `--pairs auto`: what a user without an LLM trains; a recipe (`TrainingConfig.recipe`, whose fields it names), so the
+# settings it fixes apply unless the run sets them.
 # Chosen by the `llm-free` study on held-out expert labels where the base model is not at its ceiling, by a rule
 # written before its runs (docs/tune.md, "Choosing `auto` where a gain can show").
 AUTO: dict[str, Any] = {
@@ -108,10 +109,8 @@ def needs_texts(pairs: str) -> bool:
 
 
 def trains_upper_half(pairs: str) -> bool:
-    """Whether a `--pairs` value freezes the lower half by default (`UPPER_HALF`): title pairs and `auto`; False for
-    a value `mix_weights` refuses, which the config then reports."""
-    if pairs == "auto":
-        return True
+    """Whether a mode freezes the lower half by default (`UPPER_HALF`): title pairs; False for a value `mix_weights`
+    refuses, which the config then reports."""
     try:
         return set(mix_weights(pairs)) <= set(UPPER_HALF_MODES)
     except ValueError:

@@ -330,7 +330,7 @@ def build_unified(tc: TrainingConfig, aspects: list[str], dim: int) -> UnifiedEn
         raise ValueError("training.base_model is not set; pass --base-model PATH (a local HF or ST directory)")
     torch.manual_seed(tc.seed)
     model = UnifiedEncoder.create(tc.base_model, aspects, dim, pooling=tc.pooling, max_length=tc.export_max_length)
-    model.trunk.freeze(embeddings=tc.freeze_embeddings, layers=tc.freeze_layers)
+    model.trunk.freeze(embeddings=tc.recipe.freeze_embeddings, layers=tc.recipe.freeze_layers)
     return model
 
 

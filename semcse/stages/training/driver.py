@@ -15,7 +15,7 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -199,9 +199,12 @@ def run_name(cfg: RunConfig, tc: TrainingConfig, label: str, rows: pd.DataFrame)
 
     A run resumes from the latest checkpoint kept under its name (Ray Train's, or the local launcher's), so a job
     killed mid-training continues where it stopped when it is submitted again. The name hashes what training
-    learns from: the training settings (but those in `RESUMABLE_CHANGES`) and the training rows.
+    learns from: the training settings (but those in `RESUMABLE_CHANGES`), their recipe, and the training rows.
     """
     rows_hash = pd.util.hash_pandas_object(rows.astype(str), index=False).to_numpy().tobytes()
-    settings = {"label": label, "training": tc.model_dump(exclude=RESUMABLE_CHANGES), "run": cfg.name}
+    # a mode's warm-up follows max_steps, which may change on resume (a warm-up the run sets is in its settings)
+    recipe = {k: v for k, v in asdict(tc.recipe).items() if k != "warmup_steps"}
+    training = tc.model_dump(exclude=RESUMABLE_CHANGES) | {"recipe": recipe}
+    settings = {"label": label, "training": training, "run": cfg.name}
     digest = content_key([hashlib.blake2b(rows_hash, digest_size=8).hexdigest()], settings, length=12)
     return f"{cfg.name}-{label}-{digest}".replace(":", "-")

@@ -38,9 +38,9 @@ def build_encoder(cfg: TrainingConfig, notes: list[str] | None = None) -> TextEn
             notes.append(
                 "the base model normalises its vectors; the triplet loss trains (and saves) them unnormalised"
             )
-    frozen_layers = encoder.freeze(embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
-    if notes is not None and (cfg.freeze_embeddings or frozen_layers):
-        notes.append(_frozen_note(encoder, cfg.freeze_embeddings, frozen_layers))
+    frozen_layers = encoder.freeze(embeddings=cfg.recipe.freeze_embeddings, layers=cfg.recipe.freeze_layers)
+    if notes is not None and (cfg.recipe.freeze_embeddings or frozen_layers):
+        notes.append(_frozen_note(encoder, cfg.recipe.freeze_embeddings, frozen_layers))
     if cfg.gradient_checkpointing:
         encoder.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     return encoder
@@ -109,7 +109,7 @@ def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
     vectorised kernel) steps all-MiniLM-L6-v2 in about a fifth of the time of its default per-tensor loop
     (`benchmarks/cpu_kernels.py`). On GPU DeepSpeed's fused kernel is worth it.
     """
-    adam: dict[str, Any] = {"lr": cfg.learning_rate, "weight_decay": cfg.weight_decay}
+    adam: dict[str, Any] = {"lr": cfg.recipe.learning_rate, "weight_decay": cfg.weight_decay}
     if not cfg.use_gpu:
         adam |= {"torch_adam": True, "fused": True}
     return {
@@ -121,8 +121,8 @@ def deepspeed_config(cfg: TrainingConfig) -> dict[str, Any]:
             "params": {
                 "total_num_steps": cfg.max_steps,
                 "warmup_num_steps": max(1, cfg.recipe.warmup_steps),
-                "warmup_min_lr": 0.0 if cfg.recipe.warmup_steps else cfg.learning_rate,
-                "warmup_max_lr": cfg.learning_rate,
+                "warmup_min_lr": 0.0 if cfg.recipe.warmup_steps else cfg.recipe.learning_rate,
+                "warmup_max_lr": cfg.recipe.learning_rate,
                 "warmup_type": "linear",
             },
         },

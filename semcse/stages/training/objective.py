@@ -62,7 +62,7 @@ class PairObjective:
     """
 
     def __init__(self, cfg: TrainingConfig) -> None:
-        self.sampler = PairSampler(cfg.pairs, cfg.positive_mix)
+        self.sampler = PairSampler(cfg.recipe.pairs, cfg.positive_mix)
         self.max_length = cfg.max_length
         self.forward_batch_size = cfg.forward_batch_size
         self.criterion = build_pair_loss(

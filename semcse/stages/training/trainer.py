@@ -66,15 +66,16 @@ def prepare(cfg: RunConfig) -> PreparedData:
         raise TrainingSetupError(
             f"cannot build the encoder from training.base_model={tc.base_model!r}: {exc}"
         ) from exc
-    texts = _read_texts(tc.texts, tc.pairs, cfg.generation.combine_settings) if needs_texts(tc.pairs) else None
+    pairs = tc.recipe.pairs
+    texts = _read_texts(tc.texts, pairs, cfg.generation.combine_settings) if needs_texts(pairs) else None
     if tc.train_fraction < 1:
         train_corpus = train_corpus.sample(frac=tc.train_fraction, random_state=tc.seed)
-    train_rows = build_pair_rows(tc.pairs, train_corpus, texts, tc)
-    val_rows = build_pair_rows(tc.pairs, corpus[split == "val"], texts, tc)
+    train_rows = build_pair_rows(pairs, train_corpus, texts, tc)
+    val_rows = build_pair_rows(pairs, corpus[split == "val"], texts, tc)
     labels = _labels(corpus, cfg) if tc.label_guard else None
     labelled = train_corpus[train_corpus["id"].isin(labels.index)] if labels is not None else train_corpus.iloc[:0]
     validation = build_validation_set(
-        tc.pairs,
+        pairs,
         val_rows,
         tc.val_size,
         tc.recipe.similarity,
@@ -96,7 +97,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
         "val_labelled": validation.label_queries,
     }
     _check_sizes(tc, counts)
-    if "title" in mix_weights(tc.pairs):
+    if "title" in mix_weights(pairs):
         excluded = title_exclusions(train_corpus, tc.min_title_words).value_counts().drop("", errors="ignore")
         if len(excluded):
             reasons = ", ".join(f"{n} {reason}" for reason, n in excluded.items())
@@ -124,7 +125,7 @@ def prepare(cfg: RunConfig) -> PreparedData:
 
 def _guards(cfg: RunConfig, validation: ValidationSet) -> str:
     """What a trained step must not lose against the base model to be delivered: said once, also when nothing."""
-    guarded = ["crop↔crop ranks"] if not needs_texts(cfg.training.pairs) else []
+    guarded = ["crop↔crop ranks"] if not needs_texts(cfg.training.recipe.pairs) else []
     guarded += ["title→abstract ranks"] if validation.titles else []
     parts = [f"not significantly worse on {' or '.join(guarded)}"] if guarded else []
     if validation.labels:
@@ -136,7 +137,7 @@ def _guards(cfg: RunConfig, validation: ValidationSet) -> str:
     if not parts:
         why = (
             "an aspect encoder is validated on its summaries alone, as SemCSE-Multi's are"
-            if cfg.training.pairs.startswith(ASPECT_PREFIX)
+            if cfg.training.recipe.pairs.startswith(ASPECT_PREFIX)
             else "training.label_guard is off"
             if not cfg.training.label_guard
             else "the corpus has no label column (corpus.label_col)"
@@ -195,7 +196,9 @@ def _build_scratch(cfg: RunConfig, ref: str, train_corpus: pd.DataFrame) -> Trai
             build_scratch_encoder(ref, texts, staged, seed=tc.seed)
     except ValueError as exc:
         raise TrainingSetupError(str(exc)) from exc
-    return tc.model_copy(update={"base_model": storage.normalize(out)})
+    # the built model is no longer a `scratch:` reference, so its freezing (none by default) is pinned here
+    frozen = {"freeze_embeddings": tc.recipe.freeze_embeddings, "freeze_layers": tc.recipe.freeze_layers}
+    return tc.model_copy(update={"base_model": storage.normalize(out)} | frozen)
 
 
 def _read_texts(path: str | None, mode: str, combine: bool) -> pd.DataFrame:
@@ -222,11 +225,11 @@ def _material(tc: TrainingConfig, name: str) -> str:
 
 
 def _check_sizes(tc: TrainingConfig, counts: dict[str, int]) -> None:
-    what = " or ".join(_material(tc, name) for name in mix_weights(tc.pairs))
+    what = " or ".join(_material(tc, name) for name in mix_weights(tc.recipe.pairs))
     if counts["train_rows"] == 0:
         raise TrainingSetupError(
             f"no training pairs after filtering: 0 of {counts['train_abstracts']} training abstracts have {what} "
-            f"(pairs mode {tc.pairs!r})"
+            f"(pairs mode {tc.recipe.pairs!r})"
         )
     if counts["train_rows"] < tc.batch_size:
         raise TrainingSetupError(
@@ -249,7 +252,7 @@ def _objective_settings(tc: TrainingConfig) -> dict[str, object]:
         else {"loss": "infonce", "temperature": recipe.temperature}
     )
     return objective | {
-        "learning_rate": tc.learning_rate,
+        "learning_rate": recipe.learning_rate,
         "warmup_steps": recipe.warmup_steps,
         "weight_decay": tc.weight_decay,
     }
@@ -269,15 +272,15 @@ def train(
     objective = _objective_settings(tc)
     described = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in objective.items())
     banner = [
-        f"{tc.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
+        f"{tc.recipe.pairs} pairs: {prepared.counts['train_rows']} training abstracts, {prepared.counts['val_rows']} "
         f"validation; {logs.counted(tc.num_workers, 'worker')} × {tc.worker_batch_size} pairs, "
         f"ZeRO-{tc.recipe.zero_stage}, {tc.max_steps} steps; {described}",
         *(f"note: {note}" for note in prepared.notes),
     ]
     job = TrainingJob(
         stage="train",
-        run_name=f"train-{tc.pairs}",
-        tags={"stage": "train", "pairs": tc.pairs},
+        run_name=f"train-{tc.recipe.pairs}",
+        tags={"stage": "train", "pairs": tc.recipe.pairs},
         params={f"recipe.{k}": v for k, v in objective.items()}
         | {"corpus.path": cfg.corpus.path}
         | {f"data.{k}": v for k, v in prepared.counts.items()},

@@ -422,3 +422,13 @@ def test_bf16_training_forward_keeps_weights_gradients_and_loss_in_fp32(tiny_enc
         if a.norm() > 0
     ]
     assert float(torch.stack(cosines).median()) > 0.9  # the same descent direction
+
+
+def test_a_scratch_model_keeps_its_recipe_once_built(make_config) -> None:
+    """Title pairs freeze the lower half of a pretrained encoder only: the model built for `scratch:` (a path by
+    then) still trains every layer."""
+    prepared = prepare(make_config(**{"training.pairs": "title", "training.base_model": "scratch:bert-mini"}))
+    recipe = prepared.training.recipe
+    assert not prepared.training.base_model.startswith("scratch:")
+    assert (recipe.freeze_embeddings, recipe.freeze_layers) == (False, 0)
+    assert not any(note.startswith("frozen:") for note in prepared.notes)

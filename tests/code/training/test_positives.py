@@ -116,8 +116,9 @@ def test_auto_is_the_chosen_recipe_and_the_run_settings_win() -> None:
     from semcse.core.data.modes import AUTO
 
     auto = TrainingConfig(pairs="auto")
-    assert auto.pairs == AUTO["pairs"] and auto.temperature == AUTO["temperature"] and auto.crop_based
-    assert TrainingConfig(pairs="auto", temperature=0.1).temperature == 0.1
+    assert auto.pairs == "auto", "the user's setting stays as written"
+    assert {key: getattr(auto.recipe, key) for key in AUTO} == AUTO and auto.recipe.crop_based
+    assert TrainingConfig(pairs="auto", temperature=0.1).recipe.temperature == 0.1
 
 
 @pytest.mark.parametrize(
@@ -136,8 +137,8 @@ def test_auto_is_the_chosen_recipe_and_the_run_settings_win() -> None:
     ],
 )
 def test_titles_and_auto_train_the_upper_half_of_a_pretrained_encoder_unless_told(settings, frozen) -> None:
-    cfg = TrainingConfig(**settings)
-    assert (cfg.freeze_embeddings, cfg.freeze_layers) == frozen
+    recipe = TrainingConfig(**settings).recipe
+    assert (recipe.freeze_embeddings, recipe.freeze_layers) == frozen
 
 
 def test_a_rows_draw_depends_on_its_place_in_the_global_order_not_on_the_batch(corpus) -> None:
