@@ -62,6 +62,7 @@ api = create_api("semcse map")
 STATIC = Path(__file__).parent / "static"
 STATIC_TYPES = {".js": "text/javascript", ".css": "text/css"}  # Starlette adds "; charset=utf-8"
 STATIC_CACHE = "public, max-age=31536000, immutable"
+LAYOUTS_KEPT = 8  # re-weighted layouts a replica keeps (least recently used goes): each cost a t-SNE run of seconds
 
 
 class ExplorerFiles:
@@ -140,7 +141,7 @@ class MapExplorer:
         if key not in self.maps:
             iterations = self.settings.layout_iterations
             self.maps[key] = await asyncio.to_thread(saved.relayout, alpha, iterations)
-            while len(self.maps) > self.settings.layout_cache:
+            while len(self.maps) > LAYOUTS_KEPT:
                 self.maps.popitem(last=False)
         self.maps.move_to_end(key)
         return self.maps[key]

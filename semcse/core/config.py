@@ -202,7 +202,6 @@ class GenerationConfig(Section):
     max_json_retries: int = Field(2, ge=0)
     retry_rejects: bool = False
     shard_rows: Annotated[int, NOT_SHAPING] = Field(64, gt=0)
-    sample_artifact_rows: Annotated[int, NOT_SHAPING] = Field(50, ge=0)
     http: Annotated[HttpEngineConfig, NOT_SHAPING] = Field(default_factory=HttpEngineConfig)
 
     @property
@@ -515,7 +514,6 @@ class ServeConfig(Section):
     max_new_tokens: int = Field(48, gt=0)
     temperature: float = Field(0.0, ge=0)
     layout_iterations: int = Field(750, gt=0)
-    layout_cache: int = Field(8, gt=0)
     api_key_env: str = "SEMCSE_API_KEY"
 
     @field_validator("decoders", mode="before")
@@ -583,7 +581,6 @@ class MapConfig(Section):
     iterations: int = Field(750, gt=0)
     seed: int = 0
     neighbours: int = Field(5, gt=0)
-    pca_components: int = Field(20, gt=0)
     place_steps: int = Field(100, gt=0)
     explain_steps: int = Field(100, gt=0)
     margin: float = Field(0.1, ge=0)

@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 REJECTS_DIR = "_rejects"
 REPORT_FILE = "_report.json"
 READ_THREADS = 16
+SAMPLE_ROWS = 50  # generated rows logged to MLflow as a sample, to read without opening the shards
 SampleKey = tuple[str, str, int]
 
 
@@ -456,7 +457,7 @@ class Generation:
         write_shard(storage.join(self.out, REJECTS_DIR), shard.key, rejected)
         table = pa.Table.from_pylist(rows, schema=self.task.schema)
         self.manifest.add_shard(shard.key, table, self.settings, shard.hashes)
-        room = self.gen.sample_artifact_rows - len(self.samples_logged)
+        room = SAMPLE_ROWS - len(self.samples_logged)
         self.samples_logged.extend(rows[: max(room, 0)])
         report.shards_written += 1
         report.rows_written += len(rows)

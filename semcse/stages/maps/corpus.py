@@ -39,7 +39,6 @@ def layout_papers(
         perplexity=cfg.perplexity,
         iterations=cfg.iterations,
         seed=cfg.seed,
-        pca_components=cfg.pca_components,
         neighbours=cfg.neighbours,
     )
 
