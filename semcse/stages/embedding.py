@@ -68,12 +68,14 @@ def _ref_label(ref: str) -> str:
 
 
 def model_folder(spec: ModelRef, fingerprint: str | None = None) -> str:
-    """The folder of `spec`'s shards under an embeddings root: named for the model's files, not its display name,
-    so every stage that embeds with the same model (a suite's `trained`, the index's model path) shares them."""
+    """The folder of `spec`'s shards under an embeddings root: named for the model's files and the pooling it asks
+    for, not its display name, so every stage that embeds with the same model (a suite's `trained`, the index's
+    model path) shares them, and `REF#cls` beside `REF#mean` keeps a folder of one vector per text each."""
     fingerprint = fingerprint or _fingerprint(spec)
     label = _ref_label(str(spec.ref)) if isinstance(spec.ref, str | Path) else type(spec.ref).__name__
     clean = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")[:60]
-    return f"{clean}-{hashlib.blake2b(fingerprint.encode(), digest_size=6).hexdigest()}"
+    digest = hashlib.blake2b(f"{fingerprint}#{spec.pooling or ''}".encode(), digest_size=6).hexdigest()
+    return f"{clean}-{digest}"
 
 
 def load_model(spec: ModelRef, max_length: int | None = None, default_pooling: str = "mean") -> Any:
@@ -238,7 +240,8 @@ def _plan(
     result = ModelEmbeddings(spec, similarity, aspects_of(probe), directory)
     settings = {
         "model": fingerprint,
-        "pooling": spec.pooling or cfg.pooling,
+        # the pooling the model embeds with: a saved sentence-transformers model keeps its own whatever cfg says
+        "pooling": getattr(probe, "pooling", None) or spec.pooling or cfg.pooling,
         "max_length": cfg.max_length,
         "aspects": result.aspects,
     }

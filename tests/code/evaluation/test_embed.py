@@ -83,6 +83,24 @@ def test_embeddings_stream_to_contract_shards_and_are_reused(ray_cluster, tiny_e
     assert np.allclose(first, direct, atol=1e-5)
 
 
+def test_a_saved_pooling_and_an_asked_one_never_share_vectors(ray_cluster, tiny_encoder_dir, sample_records, tmp_path):
+    """A sentence-transformers folder embeds with its saved pooling whatever `evaluation.pooling` says: `REF` (saved
+    CLS) and `REF#mean` are two models, in one call and in two, each in a folder of one vector per text."""
+    from semcse.models.encoder import TextEncoder
+
+    texts = _texts(sample_records, 20)
+    saved_cls = TextEncoder.load(tiny_encoder_dir, pooling="cls").save(tmp_path / "cls-model")
+    own, mean = ModelRef("own", str(saved_cls)), ModelRef("mean", str(saved_cls), "mean")
+    stored = tmp_path / "store"
+    embedded = embed_sets([own, mean], {"titles": texts}, stored, CFG, show_progress=False)
+    by_cls, by_mean = (model.vectors("titles", texts["id"])[""] for model in embedded)
+    assert np.allclose(by_cls, TextEncoder.load(saved_cls).encode(list(texts["text"])), atol=1e-5)
+    assert np.allclose(by_mean, TextEncoder.load(saved_cls, pooling="mean").encode(list(texts["text"])), atol=1e-5)
+    assert embedded[0].directory != embedded[1].directory
+    for model in embedded:  # what `semcse map layout --embeddings DIR` reads: every shard of the folder, no id twice
+        assert read_embeddings(Path(model.directory) / "titles", list(texts["id"]))[""].shape == (len(texts), 32)
+
+
 def test_multi_aspect_models_store_one_row_per_aspect(ray_cluster, sample_records, tmp_path):
     texts = _texts(sample_records, 10)
     [embedded] = embed_sets([ModelRef("two", TwoAspectModel())], {"t": texts}, tmp_path, CFG, show_progress=False)
