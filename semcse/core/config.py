@@ -309,7 +309,7 @@ class TrainingConfig(Section):
     use_gpu: Annotated[bool, NOT_SHAPING] = False
     cpus_per_worker: Annotated[float, NOT_SHAPING] = Field(1.0, gt=0)
     resources_per_worker: Annotated[dict[str, float], NOT_SHAPING] = Field(default_factory=dict)
-    zero_stage: Annotated[int | None, NOT_SHAPING] = Field(None, ge=0, le=3)  # how optimiser state is split
+    zero_stage: int | None = Field(None, ge=0, le=3)
     cpu_bf16: bool | None = None
     eval_every: int = Field(50, gt=0)
     eval_every_minutes: float | None = Field(None, gt=0)

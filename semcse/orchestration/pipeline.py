@@ -51,6 +51,7 @@ class Pipeline:
             reads=READS,
             settings=step_settings(cfg),
             defaults=step_settings(RunConfig()),
+            resolved={"train": left_to_recipe(cfg)},
         )
 
     def run(self, start: str | None = None, until: str | None = None, force: bool = False) -> StepState:
@@ -326,6 +327,11 @@ SHAPED_BY: dict[str, tuple[str, ...]] = {
     "map": ("map", "pipeline.build_map", "evaluation.max_length", "evaluation.pooling"),
     "serve": ("serve", "pipeline.deploy", "pipeline.serve_config"),
 }
+
+
+def left_to_recipe(cfg: RunConfig) -> list[str]:
+    """The training settings the run left unset, which `step_settings` records as the recipe decides them."""
+    return [f"training.{name}" for name in asdict(cfg.training.recipe) if getattr(cfg.training, name) is None]
 
 
 def step_settings(cfg: RunConfig) -> dict[str, dict[str, Any]]:

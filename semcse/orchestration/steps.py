@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,14 +85,22 @@ class StepState:
         return content_key([record["outputs"], record["inputs"]], record["settings"])
 
 
-def changed_settings(before: dict[str, Any], now: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
+def changed_settings(
+    before: dict[str, Any],
+    now: dict[str, Any],
+    defaults: dict[str, Any] | None = None,
+    resolved: Collection[str] = (),
+) -> str:
     """`a.b 0.05 → 0.1, c.d 3 → 4 and 2 more`: what differs between two settings, for one line ("" when nothing).
 
     A setting `before` lacks but `defaults` holds was added by a later version: the run that recorded
-    `before` behaved as its default, so only a value other than the default counts as a change.
+    `before` behaved as its default, so only a value other than the default counts as a change. A setting in
+    `resolved` was left unset and is recorded as decided; a version that recorded it unset (None) made the same
+    choice.
     """
     old, new, fallback = flatten(before), flatten(now), flatten(defaults or {})
     old |= {name: value for name, value in fallback.items() if name not in old}
+    old |= {name: new[name] for name in resolved if name in old and old[name] is None}
     names = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
     shown = ", ".join(f"{name} {old.get(name)} → {new.get(name)}" for name in names[:SHOWN_CHANGES])
     return shown + (f" and {len(names) - SHOWN_CHANGES} more" if len(names) > SHOWN_CHANGES else "")
@@ -120,7 +128,8 @@ class StepRunner:
     steps whose outputs it uses and `settings[step]` (JSON-serialisable) what shapes its outputs; a
     step given neither is reused whenever it is recorded. `defaults[step]` are the values its
     settings take when nobody sets them: a record from a version that lacked a setting is compared
-    as if it held the default, so a new setting alone never redoes a step.
+    as if it held the default, so a new setting alone never redoes a step; `resolved[step]` are the
+    settings the run left for the version to decide (`changed_settings`).
     """
 
     def __init__(
@@ -133,12 +142,14 @@ class StepRunner:
         reads: Mapping[str, Sequence[str]] | None = None,
         settings: Mapping[str, Mapping[str, Any]] | None = None,
         defaults: Mapping[str, Mapping[str, Any]] | None = None,
+        resolved: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         self.stage, self.table, self.state = stage, dict(table), state
         self.headings, self.on_step = headings, on_step
         self.parent: Tracker | None = None  # the MLflow run `run` works under, once started
         self.reads = {name: tuple((reads or {}).get(name, ())) for name in self.table}
         self.settings, self.defaults = self._as_recorded(settings), self._as_recorded(defaults)
+        self.resolved = {name: tuple((resolved or {}).get(name, ())) for name in self.table}
 
     def _as_recorded(self, per_step: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any]:
         """Each step's settings as a record keeps them after a JSON round trip (tuples become lists), so that equal
@@ -218,7 +229,7 @@ class StepRunner:
         record = self.state.steps.get(step)
         if record is None:
             return None
-        changed = changed_settings(record["settings"], self.settings[step], self.defaults[step])
+        changed = changed_settings(record["settings"], self.settings[step], self.defaults[step], self.resolved[step])
         if changed:
             return f"changed since the earlier run: {changed}"
         remade = [name for name in self.reads[step] if record["inputs"].get(name) != self.state.key(name)]

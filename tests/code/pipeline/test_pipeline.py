@@ -60,6 +60,28 @@ def test_a_record_from_before_a_setting_existed_is_compared_with_its_default(tmp
     assert averaging == "changed since the earlier run: training.average_with_base 0.0 → 0.5"
 
 
+def test_a_record_from_before_the_recipe_was_recorded_is_not_retrained(tmp_path: Path):
+    """Earlier versions recorded the recipe's settings as the user left them (None): the same choice, so upgrading
+    redoes nothing; a value the run set then and leaves unset now is a change."""
+    import json
+
+    cfg = load_config(None, [f"run_dir={tmp_path}", "training.pairs=auto"])
+    now = step_settings(cfg)["train"]
+    assert now["training.loss"] == "infonce" and now["training.zero_stage"] == 0
+    earlier = now | {"training.loss": None, "training.warmup_steps": None, "training.zero_stage": None}
+
+    def outdated(settings: dict) -> str | None:
+        state = {"format": 1, "steps": {"train": {"outputs": {}, "seconds": 1, "settings": settings, "inputs": {}}}}
+        (tmp_path / "pipeline.json").write_text(json.dumps(state))
+        return Pipeline(cfg).runner.outdated("train")
+
+    assert outdated(earlier) is None
+    assert (
+        outdated(earlier | {"training.loss": "triplet"})
+        == "changed since the earlier run: training.loss triplet → infonce"
+    )
+
+
 def test_a_title_run_that_trained_every_layer_is_retrained_and_says_why(tmp_path: Path):
     """Title pairs now train the upper half by default: a finished run recorded with every layer training is redone."""
     import json
