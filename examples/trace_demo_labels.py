@@ -2,10 +2,11 @@
 
 About half of the demo corpus's papers are interdisciplinary: each is labelled with the field whose question it
 answers and borrows its methods, data or setting from a partner field (AI-ECG screening is cardiology borrowing from
-machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script embeds all abstracts
-with the base model the run trained from (step 0) and its last kept checkpoint and splits label agreement (the
-share of each paper's 5 nearest papers with its label) by single-field vs interdisciplinary papers, and for the
-latter counts the neighbours that sit in the borrowed (partner) field instead. After `make demo`:
+machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script takes every paper's
+vector (title and abstract) under the base model and the trained one, as the run's kNN evaluation stored them in
+`<run>/embeddings` (embedding only what is missing), and splits label agreement (the share of each paper's 5
+nearest papers with its label) by single-field vs interdisciplinary papers; for the latter it counts the
+neighbours that sit in the borrowed (partner) field instead. After `make demo`:
 
     .venv/bin/python examples/trace_demo_labels.py            # --run runs/demo
 """
@@ -18,26 +19,27 @@ from pathlib import Path
 
 import numpy as np
 
-from semcse.models.unified import load_encoder
+from semcse.core import logs
+from semcse.core.config import EvaluationConfig
+from semcse.core.data.io import read_corpus
 from semcse.orchestration.steps import StepState
+from semcse.stages.embedding import EMBEDDINGS_DIR, ModelRef, combined_vectors, embed_papers
 from semcse.stages.evaluation.metrics import label_agreements, nearest_others
-from semcse.stages.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
-def checkpoints(run: Path) -> dict[int, Path]:
-    """The run's kept checkpoints' models by step (step 0, the base model, only in a run that delivered nothing)."""
-    found = persisted_models(run / "ray")
-    if not any(step > 0 for step in found):
-        raise SystemExit(f"{run}: no trained checkpoint under {run}/ray; run `make demo` first")
-    return found
-
-
-def neighbours(model_dir: Path, texts: list[str], k: int) -> np.ndarray:
-    """Each text's k nearest other texts by cosine similarity, nearest first."""
-    return nearest_others(np.asarray(load_encoder(model_dir).encode(texts)), k)
+def compared_models(state: StepState) -> list[ModelRef]:
+    """The base and the trained model as the run's evaluation named them, so their stored vectors are found."""
+    train = state.steps["train"]
+    if not train["outputs"]["improved"]:
+        raise SystemExit("training delivered the base model unchanged: there is no trained model to trace")
+    pooling = train["settings"]["training.pooling"]
+    return [
+        ModelRef("base", train["settings"]["training.base_model"], pooling),
+        ModelRef("trained", train["outputs"]["model"]),
+    ]
 
 
 def main() -> None:
@@ -45,24 +47,28 @@ def main() -> None:
     parser.add_argument("--run", type=Path, default=Path("runs/demo"), help="the demo's run_dir")
     parser.add_argument("--k", type=int, default=5, help="neighbours per paper (evaluation.agreement_k)")
     args = parser.parse_args()
+    logs.configure()  # library progress bars and warnings off, as in `semcse`
 
-    rows, topics = zip(*papers(COUNT, SEED), strict=True)
-    labels = np.array([row["topic"] for row in rows])
-    borrowed = np.array([topic.partner for topic in topics])
+    state = StepState.load(str(args.run))
+    if "evaluate" not in state.steps:
+        raise SystemExit(f"{args.run}: the run has not been evaluated; run `make demo` first")
+    recorded = state.steps["evaluate"]["settings"].items()
+    cfg = EvaluationConfig(**{key.split(".", 1)[1]: value for key, value in recorded if key.startswith("evaluation.")})
+    corpus = read_corpus(args.run / "corpus" / "accepted.parquet")
+    embedded = embed_papers(compared_models(state), corpus, str(args.run / EMBEDDINGS_DIR), cfg, show_progress=False)
+
+    by_id = {row["id"]: (row, topic) for row, topic in papers(COUNT, SEED)}
+    labels = np.array([by_id[paper][0]["topic"] for paper in corpus["id"]])
+    borrowed = np.array([by_id[paper][1].partner for paper in corpus["id"]])
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}
-    steps = checkpoints(args.run)
-    last = max(steps)
-    base = StepState.load(str(args.run)).steps["train"]["settings"]["training.base_model"]  # what the run trained from
-    models = {0: Path(base), last: steps[last]}
-    abstracts = [row["abstract"] for row in rows]
-    near = {step: labels[neighbours(model, abstracts, args.k)] for step, model in models.items()}
+    near = [labels[nearest_others(combined_vectors(model.vectors), args.k)] for model in embedded]
 
-    print(f"label agreement of {len(rows)} demo abstracts ({args.k} nearest), step 0 (base) → step {last}:")
+    print(f"label agreement of {len(corpus)} demo papers ({args.k} nearest), base → trained:")
     for name, members in groups.items():
-        agree = [label_agreements(near[s][members], labels[members]).mean() for s in (0, last)]
+        agree = [label_agreements(labelled[members], labels[members]).mean() for labelled in near]
         line = f"  {name:<18} {members.sum():>3} papers  {agree[0]:.3f} → {agree[1]:.3f}"
         if name == "interdisciplinary":
-            moved = [np.mean(near[s][members] == borrowed[members, None]) for s in (0, last)]
+            moved = [np.mean(labelled[members] == borrowed[members, None]) for labelled in near]
             line += f"   neighbours in the borrowed field {moved[0]:.3f} → {moved[1]:.3f}"
         print(line)
 

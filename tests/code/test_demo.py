@@ -65,7 +65,8 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert f"--map {run}/map" in output and "http://127.0.0.1:8000/map/" in output  # they open the explorer
     assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir() and (run / "map").is_dir()
 
-    # the README's trace of which papers training moves runs on what the demo left behind
+    # the README's trace of which papers training moves reads the vectors the demo's evaluation stored
+    stored = sorted(path.relative_to(run) for path in (run / "embeddings").rglob("*.parquet"))
     trace = subprocess.run(
         [sys.executable, "examples/trace_demo_labels.py", "--run", str(run)], cwd=REPO, capture_output=True, text=True
     )
@@ -74,6 +75,7 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     groups = dict(re.findall(group, trace.stdout, re.M))
     assert sum(map(int, groups.values())) == 360 and set(groups) == {"single-field", "interdisciplinary"}, trace.stdout
     assert re.search(r"borrowed field \d\.\d{3} → \d\.\d{3}", trace.stdout), trace.stdout
+    assert sorted(path.relative_to(run) for path in (run / "embeddings").rglob("*.parquet")) == stored, "re-embedded"
 
 
 def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:

@@ -1,4 +1,5 @@
-"""Crash partway, rerun: the rest is finished, nothing is duplicated, nothing is missing."""
+"""Reruns into one output: the rest is finished, nothing is duplicated, nothing is missing. A run killed partway is
+tests/code/generation/test_http_engine.py's `test_a_killed_run_resumes_losing_only_work_in_flight`."""
 
 from __future__ import annotations
 
@@ -7,36 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semcse.core.data.schema import TEXTS_SCHEMA
 from semcse.stages.generation import run_generation
-from tests.fixtures.generated_checks import assert_complete
-
-
-class Crash(RuntimeError):
-    """Stands in for the driver dying after some shards are on disk."""
-
-
-@pytest.mark.slow
-def test_rerun_after_crash_finishes_the_rest(ray_cluster, gen_config):
-    cfg = gen_config("generation.task=summaries", "generation.limit=6", "generation.samples_per_prompt=1")
-    out = Path(cfg.generation.out)
-    written: list[str] = []
-
-    def crash_after_two(key: str) -> None:
-        written.append(key)
-        if len(written) == 2:
-            raise Crash("driver killed")
-
-    with pytest.raises(Crash):
-        run_generation(cfg, on_shard_written=crash_after_two)
-    assert len(list(out.glob("part-*.parquet"))) == 2
-
-    report = run_generation(cfg)
-    assert (report.units, report.units_reused, report.shards_written) == (2, 4, 1)
-    assert_complete(out, ["id", "prompt_id", "sample"], 6 * 2 * 1, TEXTS_SCHEMA)
-
-    again = run_generation(cfg)
-    assert (again.units, again.units_reused, again.shards_written) == (0, 6, 0)
 
 
 @pytest.mark.slow

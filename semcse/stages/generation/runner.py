@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -194,7 +194,7 @@ def run_settings(gen: GenerationConfig, task: Task, model: str) -> dict[str, Any
 class Generation:
     """One run of one task over the shards that are not finished yet."""
 
-    def __init__(self, cfg: RunConfig, on_shard_written: Callable[[str], None] | None = None) -> None:
+    def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
         self.gen = cfg.generation
         if not cfg.corpus.path:
@@ -209,7 +209,6 @@ class Generation:
             encodable_stop_strings(self.model, self.task.stop) if self.gen.engine == "transformers" else []
         )
         self.out = output_dir(cfg)
-        self.on_shard_written = on_shard_written
         self.stats = RunStats()
         self.samples_logged: list[dict[str, Any]] = []
         self.prompt_order = {pid: i for i, pid in enumerate(self.task.samples())}
@@ -464,16 +463,11 @@ class Generation:
         report.rejects_written += len(rejects)
         shard.results.clear()
         original.results.clear()
-        if self.on_shard_written is not None:
-            self.on_shard_written(shard.key)
 
 
-def run_generation(cfg: RunConfig, on_shard_written: Callable[[str], None] | None = None) -> GenerationReport:
-    """Generate the configured task's outputs into `generation.out`, resuming where a previous run stopped.
-
-    `on_shard_written(key)` is called after each shard is on disk (progress hooks, crash tests).
-    """
-    return Generation(connect(cfg), on_shard_written).run()
+def run_generation(cfg: RunConfig) -> GenerationReport:
+    """Generate the configured task's outputs into `generation.out`, resuming where a previous run stopped."""
+    return Generation(connect(cfg)).run()
 
 
 def _pandas_batches(dataset: Any) -> Iterator[pd.DataFrame]:

@@ -8,6 +8,7 @@ only a site directory's processing would run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -172,12 +173,19 @@ def _start_head(python: Path, cwd: Path, env: dict[str, str], attempts: int = 3)
 
 
 def _stop_head(head: subprocess.Popen) -> None:
-    """Stop the head's process group (its GCS, raylet and dashboard), which may already have exited."""
-    try:
-        os.killpg(head.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    head.wait(timeout=120)
+    """Stop `ray start --block`, which stops its GCS, raylet and dashboard itself; then anything left in its group.
+
+    SIGTERM goes to `ray start` alone: sent to the whole group it would kill the GCS first, and `ray start` would
+    then wait 30 s for that GCS to answer its drain request."""
+    if head.poll() is None:
+        head.terminate()
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(head.pid, signal.SIGKILL)
+    head.wait(timeout=30)
 
 
 @pytest.mark.slow

@@ -382,5 +382,6 @@ def test_a_killed_run_resumes_losing_only_work_in_flight(ray_cluster, gen_config
 
     report = run_generation(cfg)
     assert report.units_reused == len(done) and report.units == 8 - len(done), "only unfinished units are redone"
+    assert_complete(out, ["id", "prompt_id", "sample"], 8 * 2 * 2, TEXTS_SCHEMA)
     texts = read_texts(out)
     assert len(texts) == 8 * 2 * 2 and texts["id"].nunique() == 8

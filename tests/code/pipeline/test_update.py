@@ -8,11 +8,6 @@ order. New abstracts come under the run's own column names (`user_rows`).
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -24,11 +19,10 @@ from semcse.core.data.generated import Manifest, read_texts
 from semcse.core.data.io import read_corpus
 from semcse.core.tracking import Tracker
 from semcse.orchestration.steps import StepState
-from semcse.orchestration.update import STEPS, UPDATES_DIR, run_update
+from semcse.orchestration.update import STEPS, run_update
 from semcse.stages.maps import SemanticMap
 from semcse.stages.search import SearchIndex
 from tests.fixtures.pipeline import BUILT, user_rows
-from tests.paths import REPO
 
 
 def _records(path: Path) -> list[dict]:
@@ -199,38 +193,6 @@ def test_killed_after_any_step_the_rerun_finishes_the_same_update_once(built, re
     )
     assert [r.info.run_id for r in runs] == [report.run_id], "one MLflow run, resumed by every rerun"
     assert runs[0].info.status == "FINISHED"
-
-
-@pytest.mark.slow
-def test_sigkill_during_an_update_then_rerun_through_the_job_script(built, repo_root):
-    import ray
-
-    cfg, work = built
-    before = _snapshot(cfg)
-    new = [r for r in _records(repo_root / "examples" / "demo_corpus.jsonl")[3:9]]
-    path = _jsonl(work / "batch-sigkill.jsonl", new)
-    config = work / "run.yaml"
-    env = {**os.environ, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
-    command = [sys.executable, str(REPO / "jobs" / "pipeline.py"), "--config", str(config), "--add", str(path)]
-    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    updates = Path(cfg.run_dir) / UPDATES_DIR
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        states = [StepState.load(p.parent) for p in updates.glob("*/pipeline.json")]
-        if any("corpus" in s.steps and "finish" not in s.steps for s in states):
-            break
-        assert first.poll() is None, "the update ended before it could be killed"
-        time.sleep(0.5)
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-
-    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "done in an earlier run, skipped" in second.stdout + second.stderr
-    assert "new = added + merged + skipped + rejected: 6 = 6 + 0 + 0 + 0" in second.stdout
-    now = _assert_consistent(cfg)
-    assert len(now["index"]) == len(before["index"]) + 6
-    assert all(now["map"][p] == xy for p, xy in before["map"].items())
 
 
 @pytest.mark.slow
