@@ -127,7 +127,7 @@ def resolved(cfg: RunConfig) -> RunConfig:
     sections = {name: getattr(cfg, name).model_copy(update=values) for name, values in changes.items()}
     run_dir = storage.normalize(cfg.run_dir)
     update = sections | ({"run_dir": run_dir} if run_dir != cfg.run_dir else {})
-    return cfg.model_copy(update=update, deep=True)  # no section shared with `cfg`: a stage may assign to its own
+    return cfg.model_copy(update=update)  # sections are frozen, so the unchanged ones can be shared
 
 
 def uris(cfg: RunConfig) -> list[str]:

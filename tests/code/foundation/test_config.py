@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from semcse.core.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, flatten, load_config
+from semcse.core.config import COSINE_RANK_SOFTNESS, ConfigError, RunConfig, flatten, load_config, with_overrides
 
 
 def test_defaults_validate():
@@ -135,6 +135,20 @@ def test_stage_training_overrides_are_checked_when_the_config_loads(override, me
     with pytest.raises(ConfigError, match=message):
         load_config(None, [override])
     assert load_config(None, ['multi.distill={"max_steps": 5, "batch_size": 8}']).multi.distill["max_steps"] == 5
+
+
+def test_a_validated_config_is_never_changed_in_place():
+    """What a stage reads is what the user wrote: a section cannot be assigned to, and a derived config is another
+    object that leaves the first as it was."""
+    from pydantic import ValidationError
+
+    cfg = load_config("demo")
+    with pytest.raises(ValidationError, match="frozen"):
+        cfg.training.max_steps = 3
+    with pytest.raises(ValidationError, match="frozen"):
+        cfg.training = cfg.training
+    derived = with_overrides(cfg, {"training.max_steps": 3})
+    assert (cfg.training.max_steps, derived.training.max_steps) == (40, 3)
 
 
 def test_resolving_the_locations_keeps_what_the_user_set(tmp_path):

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 import semcse.core.runtime
 from semcse.cli import app
-from semcse.core.config import ConfigError
+from semcse.core.config import ConfigError, with_overrides
 from semcse.stages.training.trainer import TrainingSetupError, prepare, train
 
 
@@ -56,7 +56,7 @@ def test_invalid_config_values(make_config, overrides: dict, message: str) -> No
 def test_setup_errors_before_any_work(make_config, overrides: dict, message: str) -> None:
     cfg = make_config(**{k: v for k, v in overrides.items() if v is not None})
     if overrides.get("training.texts", "") is None:
-        cfg.training.texts = None
+        cfg = with_overrides(cfg, {"training.texts": None})
     with pytest.raises(TrainingSetupError, match=message):
         train(cfg)
 
