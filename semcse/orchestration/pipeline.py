@@ -260,7 +260,7 @@ class Pipeline:
 
         model = self.state.outputs("train")["model"]
         frame = read_corpus(self.state.outputs("validate")["corpus"])
-        semantic_map = map_corpus(frame, {"": model}, self.cfg.model_copy(update={"run_dir": self.run_dir}))
+        semantic_map = map_corpus(frame, {"": model}, with_overrides(self.cfg, {"run_dir": self.run_dir}))
         out = storage.join(self.run_dir, "map")
         version, _ = versions.publish(out, "build", semantic_map.save)
         return {"map": out, "points": len(semantic_map), "model": model, "version": version}
@@ -274,14 +274,15 @@ class Pipeline:
 
         built_map = self.state.recorded("map").get("map")
         texts = self.state.recorded("generate").get("texts")
-        settings = self.cfg.serve.model_copy(
-            update={"encoder": self.state.outputs("train")["model"], "index": self.state.outputs("index")["index"]}
-            | ({"map": built_map} if built_map else {})
-            | ({"texts": texts} if texts else {})
-        )
-        apps = ["embed", "search"] if settings.index else ["embed"]
+        parts = {
+            "serve.encoder": self.state.outputs("train")["model"],
+            "serve.index": self.state.outputs("index")["index"],
+        }
+        parts |= ({"serve.map": built_map} if built_map else {}) | ({"serve.texts": texts} if texts else {})
+        cfg = with_overrides(self.cfg, parts)
+        apps = ["embed", "search"] if cfg.serve.index else ["embed"]
         apps += ["map"] if built_map else []
-        report = run_serve(self.cfg.model_copy(update={"serve": settings}), self.cfg.pipeline.serve_config, apps)
+        report = run_serve(cfg, self.cfg.pipeline.serve_config, apps)
         for line in report.status_lines():
             log.info(line, extra=logs.stage("serve"))
         return {"deployed": report.serving, "urls": report.urls, "failed": report.failed}

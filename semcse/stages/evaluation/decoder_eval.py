@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from semcse.core import storage
-from semcse.core.config import RunConfig
+from semcse.core.config import RunConfig, with_overrides
 from semcse.models.decoder import DecoderExamples, EmbeddingDecoder
 from semcse.stages.maps import layout
 
@@ -233,7 +233,7 @@ def evaluate_decoder(cfg: RunConfig, decoder_ref: str, out: str | Path) -> dict[
     decoder = EmbeddingDecoder.load(decoder_ref, tracking=cfg.tracking)
     kind = decoder.spec.aspect or settings.aspect
     if kind != settings.aspect:
-        check_decoder_suite(cfg.model_copy(update={"decoder": settings.model_copy(update={"aspect": kind})}))
+        check_decoder_suite(with_overrides(cfg, {"decoder.aspect": kind}))
     examples = held_out_examples(cfg, kind)
     if examples.embeddings.shape[1] != decoder.spec.embedding_dim:
         raise ValueError(
