@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/evaluation.py [--sizes 4000 40000] [--suites aspects semantic]
                                               [--before REV] [--cap-gib 6] [--bootstrap 1000]
 
-A synthetic corpus of each size (four topics; `tests/fixtures/evaluation.py`, the data of the 2 GiB
+A synthetic corpus of each size (four topics; `tests/fixtures/evaluation.py`, the data of the memory
 test) with judgements pairing every test-split abstract with 10 others of the test split (and a few
 with training abstracts), and two aspect summaries per abstract. Each suite runs in a fresh process,
 once with the code of `--before` (exported with `git archive`: the dense [n, n] aspects suite that

@@ -4,9 +4,10 @@ About half of the demo corpus's papers are interdisciplinary: each is labelled w
 answers and borrows its methods, data or setting from a partner field (AI-ECG screening is cardiology borrowing from
 machine learning; `make_demo_corpus.papers` knows the partner, the corpus does not). This script takes every paper's
 vector (title and abstract) under the base model and the trained one, as the run's kNN evaluation stored them in
-`<run>/embeddings` (embedding only what is missing), and splits label agreement (the share of each paper's 5
-nearest papers with its label) by single-field vs interdisciplinary papers; for the latter it counts the
-neighbours that sit in the borrowed (partner) field instead. After `make demo`:
+`<run>/embeddings` (embedding only what is missing: the latest kept checkpoint, when training delivered the base),
+and splits label agreement (the share of each paper's 5 nearest papers with its label) by single-field vs
+interdisciplinary papers; for the latter it counts the neighbours that sit in the borrowed (partner) field instead.
+After `make demo`:
 
     .venv/bin/python examples/trace_demo_labels.py            # --run runs/demo
 """
@@ -20,31 +21,32 @@ from pathlib import Path
 import numpy as np
 
 from semcse.core import logs
-from semcse.core.config import EvaluationConfig
+from semcse.core.config import load_config
 from semcse.core.data.io import read_corpus
 from semcse.orchestration.steps import StepState
 from semcse.stages.embedding import EMBEDDINGS_DIR, ModelRef, combined_vectors, embed_papers
 from semcse.stages.evaluation.metrics import label_agreements, nearest_others
+from semcse.stages.training.checkpoints import persisted_models
 
 sys.path.insert(0, str(Path(__file__).parent))
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
-def compared_models(state: StepState) -> list[ModelRef]:
-    """The base and the trained model as the run's evaluation named them, so their stored vectors are found."""
+def compared_models(state: StepState, run: Path) -> list[ModelRef]:
+    """The base and the trained model as the run's evaluation named them, so that their stored vectors are found; a
+    run that delivered its base evaluated no trained model, and its latest kept checkpoint stands in."""
     train = state.steps["train"]
-    if not train["outputs"]["improved"]:
-        raise SystemExit("training delivered the base model unchanged: there is no trained model to trace")
-    pooling = train["settings"]["training.pooling"]
-    return [
-        ModelRef("base", train["settings"]["training.base_model"], pooling),
-        ModelRef("trained", train["outputs"]["model"]),
-    ]
+    base = train["settings"]["training.base_model"]
+    base = str(Path(base).resolve()) if Path(base).exists() else base  # as `connect` resolved it for the evaluation
+    kept = persisted_models(run / "ray")
+    trained = train["outputs"]["model"] if train["outputs"]["improved"] else str(kept[max(kept)])
+    return [ModelRef("base", base, train["settings"]["training.pooling"]), ModelRef("trained", trained)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, default=Path("runs/demo"), help="the demo's run_dir")
+    parser.add_argument("--config", default="demo", help="the run's config, for its evaluation settings")
     parser.add_argument("--k", type=int, default=5, help="neighbours per paper (evaluation.agreement_k)")
     args = parser.parse_args()
     logs.configure()  # library progress bars and warnings off, as in `semcse`
@@ -52,18 +54,21 @@ def main() -> None:
     state = StepState.load(str(args.run))
     if "evaluate" not in state.steps:
         raise SystemExit(f"{args.run}: the run has not been evaluated; run `make demo` first")
-    recorded = state.steps["evaluate"]["settings"].items()
-    cfg = EvaluationConfig(**{key.split(".", 1)[1]: value for key, value in recorded if key.startswith("evaluation.")})
-    corpus = read_corpus(args.run / "corpus" / "accepted.parquet")
-    embedded = embed_papers(compared_models(state), corpus, str(args.run / EMBEDDINGS_DIR), cfg, show_progress=False)
+    corpus = read_corpus(state.outputs("validate")["corpus"])
+    store = str(args.run / EMBEDDINGS_DIR)
+    vectors = [
+        combined_vectors(model.vectors)
+        for model in embed_papers(compared_models(state, args.run), corpus, store, load_config(args.config).evaluation)
+    ]
 
     by_id = {row["id"]: (row, topic) for row, topic in papers(COUNT, SEED)}
-    labels = np.array([by_id[paper][0]["topic"] for paper in corpus["id"]])
-    borrowed = np.array([by_id[paper][1].partner for paper in corpus["id"]])
+    demo = corpus["id"].isin(list(by_id)).to_numpy()  # papers added later (`--add`) have no known partner field
+    labels = np.array([by_id[paper][0]["topic"] for paper in corpus["id"][demo]])
+    borrowed = np.array([by_id[paper][1].partner for paper in corpus["id"][demo]])
     groups = {"single-field": borrowed == "", "interdisciplinary": borrowed != ""}
-    near = [labels[nearest_others(combined_vectors(model.vectors), args.k)] for model in embedded]
+    near = [labels[nearest_others(model[demo], args.k)] for model in vectors]
 
-    print(f"label agreement of {len(corpus)} demo papers ({args.k} nearest), base → trained:")
+    print(f"label agreement of {demo.sum()} demo papers ({args.k} nearest), base → trained:")
     for name, members in groups.items():
         agree = [label_agreements(labelled[members], labels[members]).mean() for labelled in near]
         line = f"  {name:<18} {members.sum():>3} papers  {agree[0]:.3f} → {agree[1]:.3f}"

@@ -7,16 +7,25 @@ resolved (`locations.resolved`) and what the pairs mode decides resolved in one 
 config derived from another is made by `with_overrides`.
 """
 
-from semcse.core.config.base import ConfigError, shapes
+from semcse.core.config.base import NOT_SHAPING, ConfigError, NotShaping, Section, shapes
 from semcse.core.config.corpus import CorpusConfig
 from semcse.core.config.decoder import DecoderConfig
-from semcse.core.config.evaluation import EvaluationConfig
-from semcse.core.config.generation import GenerationConfig
+from semcse.core.config.evaluation import EvaluationConfig, Suite
+from semcse.core.config.generation import (
+    ENGINE_BATCH_SIZE,
+    TASK_NEW_TOKENS,
+    TASK_TEMPERATURE,
+    GenerationConfig,
+    GenerationEngine,
+    GenerationTask,
+    HttpEngineConfig,
+)
 from semcse.core.config.maps import MapConfig
 from semcse.core.config.multi import MultiConfig
 from semcse.core.config.pipeline import PipelineConfig
 from semcse.core.config.run import (
     RunConfig,
+    apply_overrides,
     flatten,
     format_validation_error,
     load_config,
@@ -36,22 +45,33 @@ from semcse.core.config.training import (
 
 __all__ = [
     "COSINE_RANK_SOFTNESS",
+    "ENGINE_BATCH_SIZE",
+    "NOT_SHAPING",
     "SCRATCH_PREFIX",
+    "TASK_NEW_TOKENS",
+    "TASK_TEMPERATURE",
     "ConfigError",
     "CorpusConfig",
     "DecoderConfig",
     "EvaluationConfig",
     "GenerationConfig",
+    "GenerationEngine",
+    "GenerationTask",
+    "HttpEngineConfig",
     "MapConfig",
     "MultiConfig",
+    "NotShaping",
     "PipelineConfig",
     "PositiveMix",
     "RayConfig",
     "Recipe",
     "RunConfig",
+    "Section",
     "ServeConfig",
+    "Suite",
     "TrackingConfig",
     "TrainingConfig",
+    "apply_overrides",
     "flatten",
     "format_validation_error",
     "is_scratch",
