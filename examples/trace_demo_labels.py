@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from semcse.core import logs
-from semcse.core.config import load_config
+from semcse.core.config import RunConfig, load_config
 from semcse.core.data.io import read_corpus
+from semcse.core.locations import resolved
 from semcse.orchestration.steps import StepState
 from semcse.stages.embedding import EMBEDDINGS_DIR, ModelRef, combined_vectors, embed_papers
 from semcse.stages.evaluation.metrics import label_agreements, nearest_others
@@ -32,15 +33,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from make_demo_corpus import COUNT, SEED, papers  # noqa: E402  (a sibling script, not a package)
 
 
-def compared_models(state: StepState, run: Path) -> list[ModelRef]:
+def compared_models(state: StepState, run: Path, cfg: RunConfig) -> list[ModelRef]:
     """The base and the trained model as the run's evaluation named them, so that their stored vectors are found; a
     run that delivered its base evaluated no trained model, and its latest kept checkpoint stands in."""
     train = state.steps["train"]
-    base = train["settings"]["training.base_model"]
-    base = str(Path(base).resolve()) if Path(base).exists() else base  # as `connect` resolved it for the evaluation
     kept = persisted_models(run / "ray")
     trained = train["outputs"]["model"] if train["outputs"]["improved"] else str(kept[max(kept)])
-    return [ModelRef("base", base, train["settings"]["training.pooling"]), ModelRef("trained", trained)]
+    return [
+        ModelRef("base", cfg.training.base_model, train["settings"]["training.pooling"]),
+        ModelRef("trained", trained),
+    ]
 
 
 def main() -> None:
@@ -54,12 +56,13 @@ def main() -> None:
     state = StepState.load(str(args.run))
     if "evaluate" not in state.steps:
         raise SystemExit(f"{args.run}: the run has not been evaluated; run `make demo` first")
+    # the run's config with the base model it recorded, its paths resolved as `connect` resolved them for the run
+    base = state.steps["train"]["settings"]["training.base_model"]
+    cfg = resolved(load_config(args.config, [f"training.base_model={base}"]))
     corpus = read_corpus(state.outputs("validate")["corpus"])
+    models = compared_models(state, args.run, cfg)
     store = str(args.run / EMBEDDINGS_DIR)
-    vectors = [
-        combined_vectors(model.vectors)
-        for model in embed_papers(compared_models(state, args.run), corpus, store, load_config(args.config).evaluation)
-    ]
+    vectors = [combined_vectors(model.vectors) for model in embed_papers(models, corpus, store, cfg.evaluation)]
 
     by_id = {row["id"]: (row, topic) for row, topic in papers(COUNT, SEED)}
     demo = corpus["id"].isin(list(by_id)).to_numpy()  # papers added later (`--add`) have no known partner field

@@ -67,7 +67,10 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert (run / "model" / "modules.json").is_file() and (run / "index").is_dir() and (run / "map").is_dir()
 
     # the README's trace of which papers training moves reads the vectors the demo's evaluation stored
-    stored = sorted(path.relative_to(run) for path in (run / "embeddings").rglob("*.parquet"))
+    def shards() -> list[Path]:
+        return sorted(path.relative_to(run) for path in (run / "embeddings").rglob("*.parquet"))
+
+    stored = shards()
     trace = subprocess.run(
         [sys.executable, "examples/trace_demo_labels.py", "--run", str(run)], cwd=REPO, capture_output=True, text=True
     )
@@ -77,8 +80,7 @@ def test_demo_prints_a_short_report_without_noise(tmp_path: Path) -> None:
     assert sum(map(int, groups.values())) == 360 and set(groups) == {"single-field", "interdisciplinary"}, trace.stdout
     assert re.search(r"borrowed field \d\.\d{3} → \d\.\d{3}", trace.stdout), trace.stdout
     if json.loads((run / "pipeline.json").read_text())["steps"]["train"]["outputs"]["improved"]:
-        shards = sorted(path.relative_to(run) for path in (run / "embeddings").rglob("*.parquet"))
-        assert shards == stored, "the trace embedded again what the evaluation had stored"
+        assert shards() == stored, "the trace embedded again what the evaluation had stored"
 
 
 def test_the_shipped_demo_corpus_is_what_its_generator_writes() -> None:

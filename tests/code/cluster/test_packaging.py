@@ -30,6 +30,7 @@ import pytest
 from semcse.core.config import load_config
 from semcse.core.tracking import Tracker
 from semcse.orchestration.steps import StepState
+from tests.fixtures.cluster import stop_process
 from tests.fixtures.loopback import free_port
 from tests.paths import REPO
 
@@ -177,15 +178,9 @@ def _stop_head(head: subprocess.Popen) -> None:
 
     SIGTERM goes to `ray start` alone: sent to the whole group it would kill the GCS first, and `ray start` would
     then wait 30 s for that GCS to answer its drain request."""
-    if head.poll() is None:
-        head.terminate()
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
+    stop_process(head, group=False)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(head.pid, signal.SIGKILL)
-    head.wait(timeout=30)
 
 
 @pytest.mark.slow
